@@ -1,0 +1,104 @@
+// IntervalMap: a state per byte range, kept as disjoint fragments.
+//
+// Both the dependency graph (which tasks last touched these bytes) and the directory (which
+// memory spaces hold these bytes) need the same thing: a value for every byte ever named, where
+// a later range may cut an earlier one anywhere. The map keeps disjoint half-open fragments
+// [start, end); visiting a range first splits the fragments that straddle its ends (each half
+// gets a copy of the value) and creates fragments with a default value in the gaps, so the
+// visitor sees exactly the fragments that tile the range, in address order.
+//
+// The common case, a range equal to one existing fragment, is one ordered-map lookup and no
+// allocation.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <utility>
+
+namespace nanort::dc {
+
+template <class Value>
+class IntervalMap {
+ public:
+  struct Fragment {
+    std::uintptr_t end;
+    Value value;
+  };
+  using Map = std::map<std::uintptr_t, Fragment>;
+
+  // Calls visit(start, end, value&) for each fragment tiling [start, end), in order.
+  template <class Visit>
+  void cover(std::uintptr_t start, std::uintptr_t end, Visit &&visit) {
+    if (start >= end) return;
+    auto it = fragments_.find(start);
+    if (it != fragments_.end() && it->second.end == end) {  // exact match: the fast path
+      visit(start, end, it->second.value);
+      return;
+    }
+    it = split_at(start);
+    std::uintptr_t cursor = start;
+    while (cursor < end) {
+      if (it == fragments_.end() || it->first > cursor) {
+        // A gap [cursor, next start or end): new fragment with a default value.
+        std::uintptr_t gap_end = end;
+        if (it != fragments_.end() && it->first < end) gap_end = it->first;
+        it = fragments_.emplace_hint(it, cursor, Fragment{gap_end, Value{}});
+      } else if (it->second.end > end) {
+        split(it, end);
+      }
+      visit(it->first, it->second.end, it->second.value);
+      cursor = it->second.end;
+      ++it;
+    }
+  }
+
+  // Calls visit(start, end, value&) for the existing fragments overlapping [start, end),
+  // without splitting or creating any; the fragments may extend past the range.
+  template <class Visit>
+  void overlapping(std::uintptr_t start, std::uintptr_t end, Visit &&visit) {
+    if (start >= end) return;
+    auto it = fragments_.upper_bound(start);
+    if (it != fragments_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second.end > start) it = prev;
+    }
+    for (; it != fragments_.end() && it->first < end; ++it)
+      visit(it->first, it->second.end, it->second.value);
+  }
+
+  // Removes fragments for which drop(value&) returns true.
+  template <class Drop>
+  void erase_if(Drop &&drop) {
+    for (auto it = fragments_.begin(); it != fragments_.end();)
+      it = drop(it->second.value) ? fragments_.erase(it) : std::next(it);
+  }
+
+  void clear() { fragments_.clear(); }
+  std::size_t size() const { return fragments_.size(); }
+  bool empty() const { return fragments_.empty(); }
+  const Map &fragments() const { return fragments_; }
+
+ private:
+  // Splits the fragment containing 'at' (if it starts before 'at') and returns the first
+  // fragment starting at or after 'at'.
+  typename Map::iterator split_at(std::uintptr_t at) {
+    auto it = fragments_.upper_bound(at);
+    if (it == fragments_.begin()) return it;
+    auto prev = std::prev(it);
+    if (prev->first == at) return prev;
+    if (prev->second.end <= at) return it;
+    return split(prev, at);
+  }
+
+  // Cuts 'it' at 'at' (strictly inside it); returns the upper half.
+  typename Map::iterator split(typename Map::iterator it, std::uintptr_t at) {
+    Fragment upper{it->second.end, it->second.value};
+    it->second.end = at;
+    return fragments_.emplace_hint(std::next(it), at, std::move(upper));
+  }
+
+  Map fragments_;
+};
+
+}  // namespace nanort::dc

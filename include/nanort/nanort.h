@@ -1,0 +1,220 @@
+/*
+ * nanort: the C ABI of the runtime.
+ *
+ * The pragma plugin lowers every task pragma to the calls below; a C or C++ program may call
+ * them by hand as well. The runtime starts at the first call and shuts down at exit.
+ *
+ * A task is built in three steps:
+ *
+ *     nanort_task *t = nanort_task_create(&site, sizeof(args));   // site: static description
+ *     memcpy(nanort_task_args(t), &args, sizeof(args));            // argument block, copied
+ *     nanort_task_access(t, x, n * sizeof(float), NANORT_IN);      // accesses (dependences)
+ *     nanort_task_submit(t);                                       // the handle is consumed
+ *     ...
+ *     nanort_taskwait();
+ *
+ * Versioning: NANORT_ABI_VERSION grows by one with every incompatible change. Each task site
+ * carries the version it was compiled against; the runtime refuses a site from another major
+ * version with NANORT_ERROR_ABI_MISMATCH instead of misreading it. Structures only grow at the
+ * end, and their first field says which version laid them out.
+ *
+ * Threads: every function may be called from any thread, including from inside tasks (nested
+ * tasks). No function throws; errors are status codes with a message from nanort_last_error().
+ */
+#ifndef NANORT_NANORT_H
+#define NANORT_NANORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NANORT_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define NANORT_API __attribute__((visibility("default")))
+#else
+#define NANORT_API
+#endif
+
+/* ---------------------------------------------------------------------------------------- */
+/* Status                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef enum nanort_status {
+  NANORT_SUCCESS = 0,
+  NANORT_ERROR_INVALID_ARGUMENT = 1, /* a null handle, a bad mode, a bad ndrange ...        */
+  NANORT_ERROR_ABI_MISMATCH = 2,     /* a site compiled against another ABI version         */
+  NANORT_ERROR_NO_DEVICE = 3,        /* no device can run any implementation of the task    */
+  NANORT_ERROR_TASK_FAILED = 4,      /* a child task failed; reported at taskwait           */
+  NANORT_ERROR_OUT_OF_MEMORY = 5,
+  NANORT_ERROR_INTERNAL = 6
+} nanort_status;
+
+/* The message of the last error seen by this thread (never NULL; "" when none). */
+NANORT_API const char *nanort_last_error(void);
+NANORT_API const char *nanort_status_string(nanort_status status);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Runtime                                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Starting is implicit at the first call; nanort_init only makes the moment explicit. */
+NANORT_API nanort_status nanort_init(void);
+/* Waits for every task, flushes device data, prints statistics, writes the trace and stops
+ * the workers. Runs at exit if the program did not call it. Calls after it restart nothing
+ * and return NANORT_ERROR_INVALID_ARGUMENT. */
+NANORT_API nanort_status nanort_shutdown(void);
+
+NANORT_API int nanort_abi_version(void);
+NANORT_API const char *nanort_version_string(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Devices                                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef enum nanort_device_kind {
+  NANORT_DEVICE_SMP = 0, /* a host function run by a CPU worker */
+  NANORT_DEVICE_CUDA = 1,
+  NANORT_DEVICE_OPENCL = 2,
+  NANORT_DEVICE_KIND_COUNT = 3
+} nanort_device_kind;
+
+/* Devices of a kind the runtime can run tasks on. For NANORT_DEVICE_SMP: CPU workers. */
+NANORT_API int nanort_device_count(nanort_device_kind kind);
+/* Index of the CPU worker running the caller, or -1 outside the workers. */
+NANORT_API int nanort_current_worker(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Task sites: what is fixed at the pragma (static storage, never freed)                    */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef void (*nanort_smp_fn)(void *args);
+
+typedef enum nanort_kernel_arg_kind {
+  NANORT_ARG_VALUE = 0,  /* bytes passed as they are                                       */
+  NANORT_ARG_BUFFER = 1, /* a host pointer to data; the device gets its own copy's address */
+  NANORT_ARG_LOCAL = 2   /* OpenCL __local memory of 'size' bytes; nothing in the block     */
+} nanort_kernel_arg_kind;
+
+/* One kernel parameter: where its value lies in the argument block. */
+typedef struct nanort_kernel_arg {
+  uint32_t offset;
+  uint32_t size;
+  uint32_t kind; /* nanort_kernel_arg_kind */
+} nanort_kernel_arg;
+
+typedef enum nanort_module_format {
+  NANORT_MODULE_OPENCL_SOURCE = 0, /* OpenCL C text, built once per context             */
+  NANORT_MODULE_CUDA_FATBIN = 1,   /* an nvcc --fatbin image (SASS + PTX)               */
+  NANORT_MODULE_CUDA_LINKED = 2    /* kernels linked in from objects made by nvcc -c    */
+} nanort_module_format;
+
+/* Code for a device: embedded by the build, found by kernel name. */
+typedef struct nanort_kernel_module {
+  uint32_t abi_version;
+  uint32_t format;             /* nanort_module_format                             */
+  const void *image;           /* source text or fatbin; NULL for CUDA_LINKED      */
+  size_t image_size;           /* bytes; 0 for NUL-terminated source               */
+  const char *build_options;   /* OpenCL: e.g. "-I include -DNB=64"; may be NULL   */
+  const char *origin;          /* file it came from, for messages; may be NULL     */
+} nanort_kernel_module;
+
+/* One way of running the task. */
+typedef struct nanort_task_impl {
+  uint32_t device; /* nanort_device_kind */
+  /* smp */
+  nanort_smp_fn smp_fn;
+  /* cuda / opencl */
+  const char *kernel_name;
+  const nanort_kernel_module *module;
+  const nanort_kernel_arg *kernel_args;
+  uint32_t num_kernel_args;
+} nanort_task_impl;
+
+/* A pragma, or any place that creates tasks of one kind. */
+typedef struct nanort_task_site {
+  uint32_t abi_version; /* NANORT_ABI_VERSION */
+  const char *label;    /* task name: function name or label clause; may be NULL */
+  const char *file;     /* source file of the pragma; may be NULL                */
+  int line;             /* line of the pragma; 0 when unknown                    */
+  const nanort_task_impl *impls;
+  uint32_t num_impls;
+  /* Called on the argument block once the task is done with it (C++ captures); may be NULL. */
+  void (*args_destroy)(void *args);
+} nanort_task_site;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tasks                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct nanort_task nanort_task;
+
+typedef enum nanort_access_mode {
+  NANORT_IN = 1,
+  NANORT_OUT = 2,
+  NANORT_INOUT = 3,
+  NANORT_CONCURRENT = 4,  /* may run together with each other; ordered against the rest */
+  NANORT_COMMUTATIVE = 5  /* one at a time, in any order; ordered against the rest      */
+} nanort_access_mode;
+
+/* Creates a task with an argument block of args_size bytes (16-byte aligned). Returns NULL
+ * on error (see nanort_last_error). The handle must be submitted or discarded. */
+NANORT_API nanort_task *nanort_task_create(const nanort_task_site *site, size_t args_size);
+NANORT_API void *nanort_task_args(nanort_task *task);
+
+/* The bytes [address, address + size) are read and/or written by the task. */
+NANORT_API nanort_status nanort_task_access(nanort_task *task, const void *address, size_t size,
+                                            nanort_access_mode mode);
+/* A block of a row-major matrix: 'rows' rows of 'row_bytes' bytes each, 'stride_bytes' apart
+ * (stride_bytes >= row_bytes), the first one starting at 'address'. */
+NANORT_API nanort_status nanort_task_access_2d(nanort_task *task, const void *address,
+                                               size_t row_bytes, size_t rows,
+                                               size_t stride_bytes, nanort_access_mode mode);
+
+/* Overrides the site's label (a string that outlives the task) and pragma location. */
+NANORT_API void nanort_task_set_label(nanort_task *task, const char *label);
+NANORT_API void nanort_task_set_location(nanort_task *task, const char *file, int line);
+/* Higher runs earlier among ready tasks; default 0. */
+NANORT_API void nanort_task_set_priority(nanort_task *task, int priority);
+/* if(0): the creating thread waits for the task's dependences and runs it itself. */
+NANORT_API void nanort_task_set_if(nanort_task *task, int condition);
+/* final(1): tasks created inside this task run at once, in order, inside it. */
+NANORT_API void nanort_task_set_final(nanort_task *task, int is_final);
+/* Device implementations: the index space, 1 to 3 dimensions; 'local' may be NULL. */
+NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
+                                                 const size_t *local);
+/* Device implementations: dynamic shared (CUDA) or local (OpenCL) memory bytes. */
+NANORT_API void nanort_task_set_shmem(nanort_task *task, size_t bytes);
+
+/* Hands the task to the runtime and consumes the handle, whatever the outcome. Fails with
+ * NANORT_ERROR_NO_DEVICE when no device can run any implementation of the task. */
+NANORT_API nanort_status nanort_task_submit(nanort_task *task);
+/* Drops a task that was created but not submitted. */
+NANORT_API void nanort_task_discard(nanort_task *task);
+
+/* Whether the caller runs inside a final task (where new tasks run at once). */
+NANORT_API int nanort_in_final(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Waiting                                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Waits for every child of the calling task (or of the calling thread, outside tasks) and
+ * makes host memory current. Returns NANORT_ERROR_TASK_FAILED if a child failed since the
+ * last taskwait; nanort_last_error() then names each failed task and its pragma location. */
+NANORT_API nanort_status nanort_taskwait(void);
+/* The same, but device copies stay where they are (host memory may be stale). */
+NANORT_API nanort_status nanort_taskwait_noflush(void);
+/* Waits only for the earlier sibling tasks that access the given bytes, then makes those
+ * bytes current on the host. */
+NANORT_API nanort_status nanort_taskwait_on(const void *const *addresses, const size_t *sizes,
+                                            size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NANORT_NANORT_H */

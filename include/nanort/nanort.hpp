@@ -1,0 +1,162 @@
+// nanort for C++ without pragmas: tasks from lambdas, with accesses named fluently.
+//
+//     nanort::task("axpy").in(x, n).inout(y, n).spawn([=] { axpy(n, a, x, y); });
+//     nanort::taskwait();   // throws nanort::task_error if a task threw
+//
+// Lambdas are moved into the task's argument block, so captures of any type work; their
+// destructor runs when the task is done.
+#pragma once
+
+#include <nanort/nanort.h>
+
+#include <cstddef>
+#include <new>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nanort {
+
+// A failure reported by the runtime: a task that threw, a task no device can run, ...
+class task_error : public std::runtime_error {
+ public:
+  task_error(nanort_status status, const std::string &what)
+      : std::runtime_error(what), status_(status) {}
+  nanort_status status() const noexcept { return status_; }
+
+ private:
+  nanort_status status_;
+};
+
+namespace detail {
+inline void check(nanort_status status) {
+  if (status != NANORT_SUCCESS) throw task_error(status, nanort_last_error());
+}
+
+template <class F>
+void run_callable(void *args) {
+  (*static_cast<F *>(args))();
+}
+
+template <class F>
+void destroy_callable(void *args) {
+  static_cast<F *>(args)->~F();
+}
+
+// One static site per callable type: labels and locations are set per task.
+template <class F>
+struct callable_site {
+  static constexpr nanort_task_impl impl{NANORT_DEVICE_SMP, &run_callable<F>, nullptr, nullptr,
+                                         nullptr, 0};
+  static constexpr nanort_task_site site{
+      NANORT_ABI_VERSION, nullptr, nullptr, 0, &impl, 1,
+      std::is_trivially_destructible_v<F> ? nullptr : &destroy_callable<F>};
+};
+}  // namespace detail
+
+class task {
+ public:
+  explicit task(const char *label = nullptr,
+                std::source_location where = std::source_location::current())
+      : label_(label), file_(where.file_name()), line_(static_cast<int>(where.line())) {}
+
+  // Element counts, not bytes.
+  template <class T>
+  task &in(const T *data, std::size_t count = 1) {
+    return access(data, count * sizeof(T), NANORT_IN);
+  }
+  template <class T>
+  task &out(T *data, std::size_t count = 1) {
+    return access(data, count * sizeof(T), NANORT_OUT);
+  }
+  template <class T>
+  task &inout(T *data, std::size_t count = 1) {
+    return access(data, count * sizeof(T), NANORT_INOUT);
+  }
+  template <class T>
+  task &concurrent(T *data, std::size_t count = 1) {
+    return access(data, count * sizeof(T), NANORT_CONCURRENT);
+  }
+  template <class T>
+  task &commutative(T *data, std::size_t count = 1) {
+    return access(data, count * sizeof(T), NANORT_COMMUTATIVE);
+  }
+  // A rows x cols block of a row-major matrix whose rows are 'ld' elements apart.
+  template <class T>
+  task &block(const T *first, std::size_t rows, std::size_t cols, std::size_t ld,
+              nanort_access_mode mode) {
+    accesses_.push_back({first, cols * sizeof(T), rows, ld * sizeof(T), mode});
+    return *this;
+  }
+
+  task &access(const void *address, std::size_t bytes, nanort_access_mode mode) {
+    accesses_.push_back({address, bytes, 1, bytes, mode});
+    return *this;
+  }
+  task &priority(int value) {
+    priority_ = value;
+    return *this;
+  }
+  task &when(bool condition) {  // the if clause
+    if_ = condition;
+    return *this;
+  }
+  task &final(bool is_final = true) {
+    final_ = is_final;
+    return *this;
+  }
+
+  template <class F>
+  void spawn(F &&body) {
+    using Fn = std::decay_t<F>;
+    static_assert(alignof(Fn) <= 16, "task bodies aligned beyond 16 bytes are not supported");
+    nanort_task *t = nanort_task_create(&detail::callable_site<Fn>::site, sizeof(Fn));
+    if (!t) throw task_error(NANORT_ERROR_INVALID_ARGUMENT, nanort_last_error());
+    ::new (nanort_task_args(t)) Fn(std::forward<F>(body));
+    nanort_task_set_label(t, label_);
+    nanort_task_set_location(t, file_, line_);
+    if (priority_ != 0) nanort_task_set_priority(t, priority_);
+    if (!if_) nanort_task_set_if(t, 0);
+    if (final_) nanort_task_set_final(t, 1);
+    for (const auto &a : accesses_) {
+      nanort_status s =
+          a.rows == 1 ? nanort_task_access(t, a.address, a.row_bytes, a.mode)
+                      : nanort_task_access_2d(t, a.address, a.row_bytes, a.rows, a.stride, a.mode);
+      if (s != NANORT_SUCCESS) {
+        nanort_task_discard(t);
+        detail::check(s);
+      }
+    }
+    detail::check(nanort_task_submit(t));
+  }
+
+ private:
+  struct pending_access {
+    const void *address;
+    std::size_t row_bytes, rows, stride;
+    nanort_access_mode mode;
+  };
+  const char *label_;
+  const char *file_;
+  int line_;
+  int priority_ = 0;
+  bool if_ = true;
+  bool final_ = false;
+  std::vector<pending_access> accesses_;
+};
+
+inline void taskwait() { detail::check(nanort_taskwait()); }
+inline void taskwait_noflush() { detail::check(nanort_taskwait_noflush()); }
+template <class T>
+void taskwait_on(const T *data, std::size_t count = 1) {
+  const void *address = data;
+  std::size_t bytes = count * sizeof(T);
+  detail::check(nanort_taskwait_on(&address, &bytes, 1));
+}
+inline int cpu_workers() { return nanort_device_count(NANORT_DEVICE_SMP); }
+inline int device_count(nanort_device_kind kind) { return nanort_device_count(kind); }
+
+}  // namespace nanort

@@ -1,0 +1,229 @@
+// The C ABI: argument checks, and the one place where exceptions become status codes.
+#include <nanort/nanort.h>
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "config.hpp"
+#include "cpu/cpu_worker_pool.hpp"
+#include "runtime.hpp"
+
+using nanort::rt::Runtime;
+using nanort::rt::Task;
+
+namespace {
+
+thread_local std::string last_error;
+
+nanort_status fail(nanort_status status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+// Runs 'body', mapping exceptions to a status.
+template <class Body>
+nanort_status guarded(Body &&body) {
+  try {
+    return body();
+  } catch (const nanort::rt::NoDeviceError &e) {
+    return fail(NANORT_ERROR_NO_DEVICE, e.what());
+  } catch (const nanort::rt::TaskFailedError &e) {
+    return fail(NANORT_ERROR_TASK_FAILED, e.what());
+  } catch (const nanort::rt::ConfigError &e) {
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, std::string("nanort configuration: ") + e.what());
+  } catch (const std::logic_error &e) {
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, e.what());
+  } catch (const std::bad_alloc &) {
+    return fail(NANORT_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception &e) {
+    return fail(NANORT_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(NANORT_ERROR_INTERNAL, "unknown internal error");
+  }
+}
+
+Task *as_task(nanort_task *task) { return reinterpret_cast<Task *>(task); }
+
+bool valid_mode(nanort_access_mode mode) { return mode >= NANORT_IN && mode <= NANORT_COMMUTATIVE; }
+
+}  // namespace
+
+extern "C" {
+
+const char *nanort_last_error(void) { return last_error.c_str(); }
+
+const char *nanort_status_string(nanort_status status) {
+  switch (status) {
+    case NANORT_SUCCESS: return "success";
+    case NANORT_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case NANORT_ERROR_ABI_MISMATCH: return "ABI version mismatch";
+    case NANORT_ERROR_NO_DEVICE: return "no device can run the task";
+    case NANORT_ERROR_TASK_FAILED: return "a task failed";
+    case NANORT_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case NANORT_ERROR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+nanort_status nanort_init(void) {
+  return guarded([] {
+    Runtime::get();
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_shutdown(void) {
+  return guarded([] {
+    return Runtime::shutdown() ? NANORT_SUCCESS
+                               : fail(NANORT_ERROR_INVALID_ARGUMENT, "the runtime is not running");
+  });
+}
+
+int nanort_abi_version(void) { return NANORT_ABI_VERSION; }
+
+const char *nanort_version_string(void) { return NANORT_VERSION_STRING; }
+
+int nanort_device_count(nanort_device_kind kind) {
+  int count = -1;
+  nanort_status status = guarded([&] {
+    if (kind < 0 || kind >= NANORT_DEVICE_KIND_COUNT)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT, "unknown device kind");
+    count = Runtime::get().device_count(kind);
+    return NANORT_SUCCESS;
+  });
+  return status == NANORT_SUCCESS ? count : -1;
+}
+
+int nanort_current_worker(void) { return nanort::rt::CpuWorkerPool::current_lane(); }
+
+nanort_task *nanort_task_create(const nanort_task_site *site, size_t args_size) {
+  Task *task = nullptr;
+  guarded([&] {
+    if (!site) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_create: site is NULL");
+    if (site->abi_version != NANORT_ABI_VERSION)
+      return fail(NANORT_ERROR_ABI_MISMATCH,
+                  "task site '" + std::string(site->label ? site->label : "(unnamed)") +
+                      "' was compiled for nanort ABI " + std::to_string(site->abi_version) +
+                      ", this runtime speaks ABI " + std::to_string(NANORT_ABI_VERSION) +
+                      "; rebuild the program against this runtime");
+    if (site->num_impls > 0 && !site->impls)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_create: impls is NULL");
+    task = Runtime::get().create(site, args_size);
+    return NANORT_SUCCESS;
+  });
+  return reinterpret_cast<nanort_task *>(task);
+}
+
+void *nanort_task_args(nanort_task *task) { return task ? as_task(task)->args : nullptr; }
+
+nanort_status nanort_task_access(nanort_task *task, const void *address, size_t size,
+                                 nanort_access_mode mode) {
+  return nanort_task_access_2d(task, address, size, 1, size, mode);
+}
+
+nanort_status nanort_task_access_2d(nanort_task *task, const void *address, size_t row_bytes,
+                                    size_t rows, size_t stride_bytes, nanort_access_mode mode) {
+  return guarded([&] {
+    if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_access: task is NULL");
+    if (!valid_mode(mode))
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  as_task(task)->describe() + ": access mode " + std::to_string(int(mode)) +
+                      " is not one of in, out, inout, concurrent, commutative");
+    if (rows > 1 && stride_bytes < row_bytes)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  as_task(task)->describe() + ": 2-D access with stride " +
+                      std::to_string(stride_bytes) + " bytes shorter than its rows (" +
+                      std::to_string(row_bytes) + " bytes)");
+    nanort::dc::Region region =
+        nanort::dc::Region::block(address, row_bytes, rows, stride_bytes);
+    if (region.empty()) return NANORT_SUCCESS;  // nothing named, nothing to order
+    if (!address)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  as_task(task)->describe() + ": access to a NULL address");
+    as_task(task)->accesses.push_back({region, mode});
+    return NANORT_SUCCESS;
+  });
+}
+
+void nanort_task_set_label(nanort_task *task, const char *label) {
+  if (task && label) as_task(task)->label = label;
+}
+
+void nanort_task_set_location(nanort_task *task, const char *file, int line) {
+  if (!task) return;
+  as_task(task)->file = file;
+  as_task(task)->line = line;
+}
+
+void nanort_task_set_priority(nanort_task *task, int priority) {
+  if (task) as_task(task)->priority = priority;
+}
+
+void nanort_task_set_if(nanort_task *task, int condition) {
+  if (task) as_task(task)->undeferred = !condition;
+}
+
+void nanort_task_set_final(nanort_task *task, int is_final) {
+  if (task) as_task(task)->is_final = is_final != 0;
+}
+
+nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
+                                      const size_t *local) {
+  if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_set_ndrange: task is NULL");
+  Task *t = as_task(task);
+  if (dims < 1 || dims > 3 || !global)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                t->describe() + ": ndrange needs 1 to 3 dimensions and global sizes, got " +
+                    std::to_string(dims) + " dimension(s)");
+  for (int d = 0; d < dims; ++d) {
+    if (local && local[d] == 0)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  t->describe() + ": ndrange local size of dimension " + std::to_string(d) +
+                      " is 0");
+    t->ndrange_global[d] = global[d];
+    t->ndrange_local[d] = local ? local[d] : 0;
+  }
+  t->ndrange_dims = dims;
+  return NANORT_SUCCESS;
+}
+
+void nanort_task_set_shmem(nanort_task *task, size_t bytes) {
+  if (task) as_task(task)->shmem_bytes = bytes;
+}
+
+nanort_status nanort_task_submit(nanort_task *task) {
+  if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_submit: task is NULL");
+  return guarded([&] { return Runtime::get().submit(as_task(task)); });
+}
+
+void nanort_task_discard(nanort_task *task) {
+  if (task) as_task(task)->drop_ref();
+}
+
+int nanort_in_final(void) {
+  int result = 0;
+  guarded([&] {
+    result = Runtime::get().in_final() ? 1 : 0;
+    return NANORT_SUCCESS;
+  });
+  return result;
+}
+
+nanort_status nanort_taskwait(void) {
+  return guarded([] { return Runtime::get().taskwait(true); });
+}
+
+nanort_status nanort_taskwait_noflush(void) {
+  return guarded([] { return Runtime::get().taskwait(false); });
+}
+
+nanort_status nanort_taskwait_on(const void *const *addresses, const size_t *sizes,
+                                 size_t count) {
+  if (count > 0 && (!addresses || !sizes))
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_taskwait_on: NULL address or size list");
+  return guarded([&] { return Runtime::get().taskwait_on(addresses, sizes, count); });
+}
+
+}  // extern "C"

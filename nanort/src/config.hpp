@@ -1,0 +1,43 @@
+// Config: the NANORT_* environment variables, read once at start-up.
+//
+// The table of variables is data (environment_table), so that the documentation printed by
+// `nanort-info --env` and the checks below cannot drift apart. A malformed value stops the
+// program with a message naming the variable and what it accepts; an unknown NANORT_*
+// variable gets a warning (a typo should not be silently ignored).
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nanort::rt {
+
+struct EnvVar {
+  const char *name;
+  const char *default_value;
+  const char *description;
+};
+
+const std::vector<EnvVar> &environment_table();
+
+struct Config {
+  int cpu_workers = 0;               // 0: one per logical CPU
+  std::string scheduler = "breadth-first";
+  bool stats = false;
+  std::string trace_path;            // empty: no trace
+  bool bind_workers = false;
+  int spin_us = 50;                  // idle workers poll this long before sleeping
+  std::size_t ready_per_worker = 256;// creators help run tasks past this many ready ones
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads the environment. Throws ConfigError on a malformed value. Unknown NANORT_*
+// variables are appended to 'warnings'.
+Config read_config(std::vector<std::string> &warnings);
+
+}  // namespace nanort::rt

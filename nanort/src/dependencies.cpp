@@ -1,0 +1,181 @@
+#include "dependencies.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+namespace nanort::rt {
+
+namespace {
+bool joinable(nanort_access_mode mode) {
+  return mode == NANORT_IN || mode == NANORT_CONCURRENT || mode == NANORT_COMMUTATIVE;
+}
+// A group of readers can grow without bound; past this size, members that are done are
+// dropped when the next one joins.
+constexpr std::size_t kPruneEvery = 64;
+}  // namespace
+
+void DependencyDomain::Group::reset() {
+  for (Task *member : members) member->drop_ref();
+  members.clear();
+}
+
+void DependencyDomain::Group::assign(const Group &other) {
+  members = other.members;
+  mode = other.mode;
+  for (Task *member : members) member->add_ref();
+}
+
+DependencyDomain::Fragment::Fragment(const Fragment &other)
+    : commutative_owner(other.commutative_owner) {
+  previous.assign(other.previous);
+  current.assign(other.current);
+}
+
+DependencyDomain::Fragment::~Fragment() {
+  previous.reset();
+  current.reset();
+}
+
+namespace {
+std::atomic<std::uint64_t> retired_edges{0};
+}
+
+std::uint64_t DependencyDomain::total_edges() { return retired_edges.load(); }
+
+void DependencyDomain::retire_edge_count() {
+  retired_edges.fetch_add(edges_, std::memory_order_relaxed);
+  edges_ = 0;
+}
+
+DependencyDomain::~DependencyDomain() {
+  retire_edge_count();
+  fragments_.clear();
+}
+
+void DependencyDomain::register_task(Task *task, ReadyList &ready) {
+  std::lock_guard<SpinLock> guard(lock_);
+  for (const Access &access : task->accesses) add_access(task, access);
+  if (--task->pending == 0) make_ready(task, ready);
+}
+
+void DependencyDomain::add_access(Task *task, const Access &access) {
+  const nanort_access_mode mode = access.mode;
+  access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+    fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
+      Group &current = fragment.current;
+      if (joinable(mode) && current.mode == mode) {
+        // Join the current group: wait for what it waits for.
+        for (Task *predecessor : fragment.previous.members) link(predecessor, task);
+        if (current.members.empty() || current.members.back() != task) {
+          if (current.members.size() % kPruneEvery == kPruneEvery - 1) {
+            auto done = std::remove_if(current.members.begin(), current.members.end(),
+                                       [](Task *member) {
+                                         if (!member->released) return false;
+                                         member->drop_ref();
+                                         return true;
+                                       });
+            current.members.erase(done, current.members.end());
+          }
+          task->add_ref();
+          current.members.push_back(task);
+        }
+        return;
+      }
+      // Start a new group after the current one.
+      for (Task *predecessor : current.members) link(predecessor, task);
+      fragment.previous.reset();
+      if (joinable(mode)) {
+        std::swap(fragment.previous.members, current.members);
+        fragment.previous.mode = current.mode;
+      } else {
+        current.reset();
+      }
+      current.mode = mode;
+      task->add_ref();
+      current.members.push_back(task);
+    });
+  });
+}
+
+void DependencyDomain::link(Task *predecessor, Task *successor) {
+  if (predecessor == successor || predecessor->released) return;
+  // All edges into one successor are added in one go, so a duplicate is always the last one.
+  if (!predecessor->successors.empty() && predecessor->successors.back() == successor) return;
+  predecessor->successors.push_back(successor);
+  ++successor->pending;
+  ++edges_;
+}
+
+void DependencyDomain::make_ready(Task *task, ReadyList &ready) {
+  if (task->has_commutative && !try_take_commutative(task)) {
+    waiting_for_commutative_.push_back(task);
+    return;
+  }
+  ready.push_back(task);
+}
+
+bool DependencyDomain::try_take_commutative(Task *task) {
+  bool free = true;
+  for (const Access &access : task->accesses) {
+    if (access.mode != NANORT_COMMUTATIVE) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
+        if (f.commutative_owner && f.commutative_owner != task) free = false;
+      });
+    });
+  }
+  if (!free) return false;
+  for (const Access &access : task->accesses) {
+    if (access.mode != NANORT_COMMUTATIVE) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
+        f.commutative_owner = task;
+      });
+    });
+  }
+  return true;
+}
+
+void DependencyDomain::give_back_commutative(Task *task) {
+  for (const Access &access : task->accesses) {
+    if (access.mode != NANORT_COMMUTATIVE) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
+        if (f.commutative_owner == task) f.commutative_owner = nullptr;
+      });
+    });
+  }
+}
+
+void DependencyDomain::release(Task *task, ReadyList &ready) {
+  std::lock_guard<SpinLock> guard(lock_);
+  task->released = true;
+  for (Task *successor : task->successors)
+    if (--successor->pending == 0) make_ready(successor, ready);
+  task->successors.clear();
+  if (task->has_commutative) {
+    give_back_commutative(task);
+    auto still_waiting = waiting_for_commutative_.begin();
+    for (Task *waiting : waiting_for_commutative_) {
+      if (try_take_commutative(waiting))
+        ready.push_back(waiting);
+      else
+        *still_waiting++ = waiting;
+    }
+    waiting_for_commutative_.erase(still_waiting, waiting_for_commutative_.end());
+  }
+}
+
+void DependencyDomain::clear() {
+  std::lock_guard<SpinLock> guard(lock_);
+  retire_edge_count();
+  fragments_.clear();
+}
+
+std::size_t DependencyDomain::fragment_count() {
+  std::lock_guard<SpinLock> guard(lock_);
+  return fragments_.size();
+}
+
+}  // namespace nanort::rt

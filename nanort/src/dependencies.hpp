@@ -1,0 +1,81 @@
+// DependencyDomain: the dependency graph among the children of one task.
+//
+// For every fragment of memory that a sibling named, the domain remembers two groups of
+// tasks: the current group (the latest accessors, all of one mode) and the group before it.
+// A new access either joins the current group -- readers join readers, concurrent joins
+// concurrent, commutative joins commutative, and then waits for the group before -- or starts
+// a new group and waits for every member of the current one. Writers (out, inout) always
+// start a new group. Fragments come from dc::IntervalMap, so partial overlaps between ranges
+// are exact: a reader of [512,1536) after writers of [0,1024) and [1024,2048) waits for both.
+//
+// Commutative tasks of a group become ready together but must run one at a time: before a
+// task with commutative accesses is released to the scheduler it takes ownership of every
+// fragment it names (all or nothing, under the domain lock, so there is no deadlock); a task
+// that cannot waits in the domain and is retried when an owner completes.
+//
+// One lock per domain guards it all; every sibling of the domain registers and releases
+// under it, so the counters it guards need no atomics.
+#pragma once
+
+#include <nanort/dc/interval_map.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "small_vector.hpp"
+#include "spin_lock.hpp"
+#include "task.hpp"
+
+namespace nanort::rt {
+
+using ReadyList = SmallVector<Task *, 8>;
+
+class DependencyDomain {
+ public:
+  DependencyDomain() = default;
+  DependencyDomain(const DependencyDomain &) = delete;
+  DependencyDomain &operator=(const DependencyDomain &) = delete;
+  ~DependencyDomain();
+
+  // Links 'task' after the siblings it depends on. Appends it to 'ready' if it can run now.
+  void register_task(Task *task, ReadyList &ready);
+  // Called once 'task' is complete: successors whose last predecessor it was go to 'ready'.
+  void release(Task *task, ReadyList &ready);
+  // Forgets all history; only valid when no sibling is live (after a taskwait).
+  void clear();
+
+  std::size_t fragment_count();
+  // Edges ever added by domains that were cleared or destroyed since the start.
+  static std::uint64_t total_edges();
+
+ private:
+  struct Group {
+    std::vector<Task *> members;  // each holds a reference
+    nanort_access_mode mode = NANORT_IN;
+    void reset();
+    void assign(const Group &other);
+  };
+  struct Fragment {
+    Group previous;              // the group the current one waits for (joinable modes)
+    Group current;
+    Task *commutative_owner = nullptr;
+    Fragment() = default;
+    Fragment(const Fragment &other);
+    Fragment &operator=(const Fragment &) = delete;
+    ~Fragment();
+  };
+
+  void add_access(Task *task, const Access &access);
+  void link(Task *predecessor, Task *successor);
+  void make_ready(Task *task, ReadyList &ready);
+  bool try_take_commutative(Task *task);
+  void give_back_commutative(Task *task);
+  void retire_edge_count();
+
+  SpinLock lock_;
+  dc::IntervalMap<Fragment> fragments_;
+  std::vector<Task *> waiting_for_commutative_;
+  std::uint64_t edges_ = 0;
+};
+
+}  // namespace nanort::rt

@@ -1,0 +1,376 @@
+#include "runtime.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <stdexcept>
+
+#include "cpu/cpu_worker_pool.hpp"
+#include "observe/observer.hpp"
+#include "scheduler/scheduler.hpp"
+#include "spin_lock.hpp"
+#include "topology/topology.hpp"
+
+namespace nanort::rt {
+
+namespace {
+
+thread_local Task *tls_current = nullptr;  // task whose body this thread runs
+thread_local Task *tls_root = nullptr;     // this thread's implicit task
+
+std::mutex lifecycle_mutex;
+std::atomic<Runtime *> instance{nullptr};
+bool stopped = false;  // guarded by lifecycle_mutex
+
+const char *device_name(std::uint32_t kind) {
+  switch (kind) {
+    case NANORT_DEVICE_SMP: return "smp";
+    case NANORT_DEVICE_CUDA: return "cuda";
+    case NANORT_DEVICE_OPENCL: return "opencl";
+    default: return "unknown";
+  }
+}
+
+void shutdown_at_exit() { Runtime::shutdown(); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Start and stop
+
+Runtime &Runtime::get() {
+  if (Runtime *rt = instance.load(std::memory_order_acquire)) return *rt;
+  std::lock_guard<std::mutex> guard(lifecycle_mutex);
+  if (Runtime *rt = instance.load(std::memory_order_acquire)) return *rt;
+  if (stopped) throw std::logic_error("the runtime was shut down; it does not start again");
+  auto *rt = new Runtime();
+  instance.store(rt, std::memory_order_release);
+  static bool registered = false;
+  if (!registered) {
+    std::atexit(&shutdown_at_exit);
+    registered = true;
+  }
+  return *rt;
+}
+
+bool Runtime::shutdown() {
+  std::lock_guard<std::mutex> guard(lifecycle_mutex);
+  Runtime *rt = instance.load(std::memory_order_acquire);
+  if (!rt) return false;
+  rt->stop();
+  instance.store(nullptr, std::memory_order_release);
+  stopped = true;
+  delete rt;
+  return true;
+}
+
+Runtime::Runtime() {
+  std::vector<std::string> warnings;
+  config_ = read_config(warnings);
+  for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
+  topology_ = std::make_unique<Topology>();
+  if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
+  scheduler_ = make_scheduler(config_.scheduler);
+  throttle_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
+
+  std::vector<std::string> lanes;
+  for (int i = 0; i < config_.cpu_workers; ++i) lanes.push_back("cpu worker " + std::to_string(i));
+  lanes.push_back("threads outside the workers");
+  observer_ = std::make_unique<Observer>(config_.stats, config_.trace_path, std::move(lanes));
+
+  CpuWorkerPool::Hooks hooks{[this](int lane) { return run_one(lane); },
+                             [this] { return queued_.load() > 0; }};
+  cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.spin_us,
+                                         config_.bind_workers, *topology_, std::move(hooks));
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::stop() {
+  // Wait for the tasks of every thread, from here.
+  std::vector<Task *> roots;
+  {
+    std::lock_guard<std::mutex> guard(roots_mutex_);
+    roots = roots_;
+  }
+  for (Task *root : roots) wait_until([root] { return root->children.load() == 0; });
+  std::vector<std::string> uncollected;
+  for (Task *root : roots) {
+    if (root->errors)
+      for (std::string &message : root->errors->messages) uncollected.push_back(message);
+    if (root->child_domain) root->child_domain->clear();
+  }
+  if (!uncollected.empty()) {
+    std::cerr << "nanort: " << uncollected.size()
+              << " task failure(s) not collected by any taskwait:\n";
+    for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
+  }
+  cpu_.reset();
+  observer_->finish(std::cerr, DependencyDomain::total_edges());
+  for (Task *root : roots) root->drop_ref();
+  roots_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Creation and submission
+
+Task *Runtime::current_task() {
+  if (tls_current) return tls_current;
+  if (!tls_root) {
+    auto *root = new Task();
+    root->is_root = true;
+    root->label = "implicit task of a thread";
+    {
+      std::lock_guard<std::mutex> guard(roots_mutex_);
+      roots_.push_back(root);
+    }
+    tls_root = root;
+  }
+  return tls_root;
+}
+
+Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
+  auto *task = new Task();
+  task->site = site;
+  if (site) {
+    task->label = site->label;
+    task->file = site->file;
+    task->line = site->line;
+  }
+  task->args_size = args_size;
+  if (args_size <= Task::kInlineArgs) {
+    task->args = task->inline_args;
+  } else {
+    task->args = static_cast<unsigned char *>(std::aligned_alloc(16, (args_size + 15) & ~15ul));
+    if (!task->args) {
+      delete task;
+      throw std::bad_alloc();
+    }
+  }
+  task->args_constructed = true;
+  return task;
+}
+
+bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
+  if (!task->site) return true;  // internal tasks (taskwait on) have no body
+  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
+    const nanort_task_impl &impl = task->site->impls[i];
+    if (impl.device == NANORT_DEVICE_SMP && impl.smp_fn && device_count(NANORT_DEVICE_SMP) > 0) {
+      task->impl = &impl;
+      return true;
+    }
+  }
+  why_not = task->describe() + " cannot run anywhere: it has ";
+  if (task->site->num_impls == 0) why_not += "no implementation";
+  for (std::uint32_t i = 0; i < task->site->num_impls; ++i)
+    why_not += std::string(i ? ", " : "an implementation for ") +
+               device_name(task->site->impls[i].device);
+  why_not += "; devices found: smp (" + std::to_string(device_count(NANORT_DEVICE_SMP)) +
+             " workers), cuda (" + std::to_string(device_count(NANORT_DEVICE_CUDA)) +
+             "), opencl (" + std::to_string(device_count(NANORT_DEVICE_OPENCL)) + ")";
+  return false;
+}
+
+nanort_status Runtime::submit(Task *task) {
+  std::string why_not;
+  if (!choose_implementation(task, why_not)) {
+    delete task;
+    throw NoDeviceError(why_not);
+  }
+  Task *parent = current_task();
+  task->parent = parent;
+  observer_->task_created();
+  if (parent->is_final) {
+    task->is_final = true;  // descendants of a final task are final too
+    run_included(task);
+    return NANORT_SUCCESS;
+  }
+  task->has_commutative = false;
+  for (const Access &access : task->accesses)
+    task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
+  parent->children.fetch_add(1, std::memory_order_relaxed);
+  parent->alive.fetch_add(1, std::memory_order_relaxed);
+
+  ReadyList ready;
+  if (task->undeferred) {
+    task->add_ref();  // ours until we ran it
+    parent->domain_for_children().register_task(task, ready);
+    push_ready(ready);  // marks the task ready for us if it is among them
+    wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
+    execute(task, CpuWorkerPool::current_lane());
+    task->drop_ref();
+    return NANORT_SUCCESS;
+  }
+  parent->domain_for_children().register_task(task, ready);
+  push_ready(ready);
+  if (queued_.load(std::memory_order_relaxed) > throttle_limit_) throttle();
+  return NANORT_SUCCESS;
+}
+
+void Runtime::push_ready(ReadyList &ready) {
+  if (ready.empty()) return;
+  std::size_t pushed = 0;
+  for (Task *task : ready) {
+    if (task->undeferred) {
+      task->ready_for_creator.store(true, std::memory_order_release);
+    } else {
+      scheduler_->push(task);
+      ++pushed;
+    }
+  }
+  if (pushed) {
+    queued_.fetch_add(pushed);
+    cpu_->work_available();
+  }
+  idle_.notify();
+}
+
+void Runtime::throttle() {
+  // Too many ready tasks: the creating thread runs some before creating more.
+  const std::size_t resume_below = throttle_limit_ / 2;
+  wait_until([this, resume_below] { return queued_.load() <= resume_below; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution
+
+bool Runtime::run_one(int lane) {
+  if (queued_.load(std::memory_order_relaxed) == 0) return false;
+  Task *task = scheduler_->pop(lane);
+  if (!task) return false;
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  execute(task, lane);
+  return true;
+}
+
+void Runtime::execute(Task *task, int lane) {
+  Task *const previous = tls_current;
+  tls_current = task;
+  const bool recording = observer_->recording();
+  const std::uint64_t start = recording ? Observer::now_ns() : 0;
+  bool failed = false;
+  if (task->impl) {
+    try {
+      task->impl->smp_fn(task->args);
+    } catch (const std::exception &e) {
+      failed = true;
+      task->parent->record_error(task->describe() + " threw: " + e.what());
+    } catch (...) {
+      failed = true;
+      task->parent->record_error(task->describe() + " threw an exception of unknown type");
+    }
+  }
+  tls_current = previous;
+  if (recording)
+    observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers, *task, start,
+                        Observer::now_ns(), failed);
+  task->destroy_args();
+  finish_body(task);
+}
+
+void Runtime::run_included(Task *task) {
+  // A child of a final task runs here and now, in program order; no dependences needed.
+  Task *const previous = tls_current;
+  tls_current = task;
+  try {
+    if (task->impl) task->impl->smp_fn(task->args);
+  } catch (const std::exception &e) {
+    task->parent->record_error(task->describe() + " threw: " + e.what());
+  } catch (...) {
+    task->parent->record_error(task->describe() + " threw an exception of unknown type");
+  }
+  tls_current = previous;
+  if (task->errors)
+    for (std::string &message : task->errors->messages) task->parent->record_error(message);
+  task->drop_ref();
+}
+
+void Runtime::finish_body(Task *task) {
+  if (task->alive.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(task);
+}
+
+void Runtime::complete(Task *task) {
+  // The body is done and so is every child: release the dependences, tell the parent.
+  Task *const parent = task->parent;
+  if (task->errors)
+    for (std::string &message : task->errors->messages) parent->record_error(message);
+  task->child_domain.reset();
+  ReadyList ready;
+  parent->child_domain->release(task, ready);
+  push_ready(ready);
+  if (parent->children.fetch_sub(1, std::memory_order_acq_rel) == 1) idle_.notify();
+  task->drop_ref();
+  if (!parent->is_root) finish_body(parent);
+}
+
+template <class Done>
+void Runtime::wait_until(Done done) {
+  if (done()) return;
+  cpu_->run_inside([&] {
+    const int lane = CpuWorkerPool::current_lane();
+    const long spin_ns = config_.spin_us * 1000L;
+    while (!done()) {
+      if (run_one(lane)) continue;
+      const std::uint64_t deadline = Observer::now_ns() + static_cast<std::uint64_t>(spin_ns);
+      bool progress = false;
+      for (int polls = 0; !progress; ++polls) {
+        if (done() || queued_.load() > 0) progress = true;
+        NANORT_CPU_RELAX();
+        if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
+      }
+      if (!progress) idle_.sleep_unless([&] { return done() || queued_.load() > 0; });
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting
+
+nanort_status Runtime::collect_errors(Task *task) {
+  if (!task->errors) return NANORT_SUCCESS;
+  std::string text;
+  {
+    std::lock_guard<std::mutex> guard(task->errors->mutex);
+    if (task->errors->messages.empty()) return NANORT_SUCCESS;
+    for (const std::string &message : task->errors->messages)
+      text += (text.empty() ? "" : "\n") + message;
+    task->errors->messages.clear();
+  }
+  throw TaskFailedError(text);
+}
+
+nanort_status Runtime::taskwait(bool /*flush: device data arrives with the device backends*/) {
+  Task *task = current_task();
+  wait_until([task] { return task->children.load(std::memory_order_acquire) == 0; });
+  if (task->child_domain) task->child_domain->clear();
+  return collect_errors(task);
+}
+
+nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size_t *sizes,
+                                   std::size_t count) {
+  // An empty undeferred task with inout accesses: it becomes ready exactly when every earlier
+  // sibling touching those bytes is done.
+  Task *marker = create(nullptr, 0);
+  marker->label = "taskwait on";
+  marker->undeferred = true;
+  for (std::size_t i = 0; i < count; ++i)
+    if (addresses[i] && sizes[i])
+      marker->accesses.push_back({dc::Region::contiguous(addresses[i], sizes[i]), NANORT_INOUT});
+  submit(marker);
+  return collect_errors(current_task());
+}
+
+int Runtime::device_count(nanort_device_kind kind) const {
+  if (kind == NANORT_DEVICE_SMP) return cpu_ ? cpu_->workers() : 0;
+  return 0;  // CUDA and OpenCL devices come with their backends
+}
+
+bool Runtime::in_final() const { return tls_current && tls_current->is_final; }
+
+const char *Runtime::scheduler_name() const { return scheduler_->name(); }
+
+}  // namespace nanort::rt

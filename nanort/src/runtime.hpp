@@ -1,0 +1,93 @@
+// Runtime: ties the parts together. Task creation and submission, the ready path into the
+// scheduler, execution on CPU workers, waiting, and the start-up / shutdown sequence.
+//
+// Every thread outside the runtime's tasks (the main thread, threads the program starts) gets
+// an implicit root task of its own, so that its tasks have a parent, a dependency domain and
+// a place to collect failures for its next taskwait.
+#pragma once
+
+#include <nanort/nanort.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "dependencies.hpp"
+#include "idle_waiters.hpp"
+#include "task.hpp"
+
+namespace nanort::rt {
+
+class CpuWorkerPool;
+class Observer;
+class SchedulerPolicy;
+class Topology;
+
+// No device can run any implementation of a task.
+struct NoDeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Children failed since the last taskwait; the message names each one.
+struct TaskFailedError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Runtime {
+ public:
+  // The running runtime, started on first use. Throws ConfigError (bad environment) and
+  // std::logic_error (after shutdown).
+  static Runtime &get();
+  // Stops the runtime if it runs; false if it was never started or already stopped.
+  static bool shutdown();
+
+  Task *create(const nanort_task_site *site, std::size_t args_size);
+  nanort_status submit(Task *task);
+  nanort_status taskwait(bool flush);
+  nanort_status taskwait_on(const void *const *addresses, const std::size_t *sizes,
+                            std::size_t count);
+
+  int device_count(nanort_device_kind kind) const;
+  bool in_final() const;
+  const Config &config() const { return config_; }
+  const Topology &topology() const { return *topology_; }
+  const char *scheduler_name() const;
+
+  // The task whose body the calling thread runs, else the thread's root task.
+  Task *current_task();
+
+ private:
+  Runtime();
+  ~Runtime();
+  void stop();
+
+  bool choose_implementation(Task *task, std::string &why_not) const;
+  void push_ready(ReadyList &ready);
+  bool run_one(int lane);
+  void execute(Task *task, int lane);
+  void run_included(Task *task);
+  void finish_body(Task *task);
+  void complete(Task *task);
+  template <class Done>
+  void wait_until(Done done);
+  void throttle();
+  nanort_status collect_errors(Task *task);
+
+  Config config_;
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<SchedulerPolicy> scheduler_;
+  std::unique_ptr<Observer> observer_;
+  std::unique_ptr<CpuWorkerPool> cpu_;
+  std::atomic<std::size_t> queued_{0};  // tasks in the scheduler
+  std::size_t throttle_limit_ = 0;
+  IdleWaiters idle_;
+  std::mutex roots_mutex_;
+  std::vector<Task *> roots_;
+  std::atomic<std::uint64_t> edges_done_{0};
+};
+
+}  // namespace nanort::rt

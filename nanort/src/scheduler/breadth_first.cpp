@@ -1,0 +1,59 @@
+// breadth-first: one queue shared by all workers, first come first served among tasks of
+// equal priority; higher priorities first.
+#include <deque>
+#include <map>
+#include <mutex>
+
+#include "../spin_lock.hpp"
+#include "../task.hpp"
+#include "scheduler.hpp"
+
+namespace nanort::rt {
+namespace {
+
+class BreadthFirst final : public SchedulerPolicy {
+ public:
+  const char *name() const override { return "breadth-first"; }
+
+  void push(Task *task) override {
+    std::lock_guard<SpinLock> guard(lock_);
+    if (task->priority == 0)
+      normal_.push_back(task);
+    else
+      prioritised_[task->priority].push_back(task);
+  }
+
+  Task *pop(int) override {
+    std::lock_guard<SpinLock> guard(lock_);
+    if (!prioritised_.empty()) {
+      auto highest = std::prev(prioritised_.end());
+      if (highest->first > 0 || normal_.empty()) return take(highest);
+    }
+    if (!normal_.empty()) {
+      Task *task = normal_.front();
+      normal_.pop_front();
+      return task;
+    }
+    if (!prioritised_.empty()) return take(std::prev(prioritised_.end()));
+    return nullptr;
+  }
+
+ private:
+  using Buckets = std::map<int, std::deque<Task *>>;
+  Task *take(Buckets::iterator bucket) {
+    Task *task = bucket->second.front();
+    bucket->second.pop_front();
+    if (bucket->second.empty()) prioritised_.erase(bucket);
+    return task;
+  }
+
+  SpinLock lock_;
+  std::deque<Task *> normal_;
+  Buckets prioritised_;  // priority -> tasks, for priorities other than 0
+};
+
+}  // namespace
+
+std::unique_ptr<SchedulerPolicy> make_breadth_first() { return std::make_unique<BreadthFirst>(); }
+
+}  // namespace nanort::rt

@@ -1,0 +1,39 @@
+// Scheduler: where ready tasks wait until a worker or device takes them.
+//
+// A policy sees three calls: push a ready task, pop one for a given worker, and whether any
+// task is waiting. The runtime counts queued tasks itself (for cheap idle checks and for
+// throttling task creation), and wakes workers after a push. Policies are chosen by name
+// (NANORT_SCHEDULER); device-aware policies join this registry with the device backends.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nanort::rt {
+
+struct Task;
+
+class SchedulerPolicy {
+ public:
+  virtual ~SchedulerPolicy() = default;
+  virtual const char *name() const = 0;
+  // Thread-safe. 'task' is ready: all its predecessors are done.
+  virtual void push(Task *task) = 0;
+  // Thread-safe. A task for 'worker' to run, or nullptr.
+  virtual Task *pop(int worker) = 0;
+};
+
+struct SchedulerInfo {
+  const char *name;
+  const char *description;
+  std::unique_ptr<SchedulerPolicy> (*make)();
+};
+
+// Every policy that can be named.
+const std::vector<SchedulerInfo> &scheduler_policies();
+// nullptr if no policy has this name.
+std::unique_ptr<SchedulerPolicy> make_scheduler(std::string_view name);
+
+}  // namespace nanort::rt

@@ -1,0 +1,101 @@
+// Task: one instance of a task pragma, from creation to the release of its dependences.
+//
+// Life of a task:
+//   created -> accesses registered in the parent's DependencyDomain -> (predecessors done)
+//   ready -> pushed to the scheduler (or run by its creator when undeferred) -> body runs ->
+//   body done and every child complete -> "complete": dependences released, parent told.
+//
+// Ownership is by reference count: one reference for the task's own life until complete, one
+// for each dependency-graph fragment that remembers it, one for each thread waiting on it.
+#pragma once
+
+#include <nanort/dc/region.hpp>
+#include <nanort/nanort.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "small_vector.hpp"
+
+namespace nanort::rt {
+
+class DependencyDomain;
+
+struct Access {
+  dc::Region region;
+  nanort_access_mode mode;
+};
+
+// Failures of children, kept until the parent's next taskwait.
+struct ErrorList {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+};
+
+struct Task {
+  static constexpr std::size_t kInlineArgs = 96;
+
+  // What and where.
+  const nanort_task_site *site = nullptr;
+  const char *label = nullptr;
+  const char *file = nullptr;
+  int line = 0;
+  const nanort_task_impl *impl = nullptr;  // chosen at submit
+  Task *parent = nullptr;
+
+  // Dependences, guarded by the parent's domain lock.
+  int pending = 1;          // unfinished predecessors, plus one until registration ends
+  bool released = false;    // dependences released: successors no longer wait for it
+  bool has_commutative = false;
+  SmallVector<Task *, 2> successors;
+  SmallVector<Access, 4> accesses;
+
+  // Hierarchy and lifetime.
+  std::atomic<int> refs{1};
+  std::atomic<int> alive{1};     // the body, plus each child not yet complete
+  std::atomic<int> children{0};  // children not yet complete (what taskwait waits for)
+  std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
+  std::unique_ptr<ErrorList> errors;               // created with the first failure
+
+  // Scheduling.
+  int priority = 0;
+  bool undeferred = false;  // if(0): run by the creating thread
+  bool is_final = false;
+  bool is_root = false;     // the implicit task of a thread outside the runtime's tasks
+  std::atomic<bool> ready_for_creator{false};
+
+  // Device launch parameters (used by device backends).
+  int ndrange_dims = 0;
+  std::size_t ndrange_global[3] = {0, 0, 0};
+  std::size_t ndrange_local[3] = {0, 0, 0};
+  std::size_t shmem_bytes = 0;
+
+  // Argument block: inline when small, 16-byte aligned either way.
+  std::size_t args_size = 0;
+  unsigned char *args = nullptr;
+  bool args_constructed = false;  // site->args_destroy still owed
+  alignas(16) unsigned char inline_args[kInlineArgs];
+
+  Task() = default;
+  Task(const Task &) = delete;
+  Task &operator=(const Task &) = delete;
+  ~Task();
+
+  void add_ref() { refs.fetch_add(1, std::memory_order_relaxed); }
+  void drop_ref() {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  DependencyDomain &domain_for_children();
+  void destroy_args();
+  void record_error(std::string message);
+  // "'label' (file:line)" for messages.
+  std::string describe() const;
+};
+
+}  // namespace nanort::rt

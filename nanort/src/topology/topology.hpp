@@ -1,0 +1,44 @@
+// Topology: what the machine looks like, from hwloc: cores, logical CPUs, NUMA nodes, and the
+// accelerators hwloc sees on the PCI bus together with the cores near them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nanort::rt {
+
+struct AcceleratorInfo {
+  std::string name;      // hwloc's OS device name: cuda0, opencl0d0, nvidia0 ...
+  std::string kind;      // "GPU" or "coprocessor"
+  std::string vendor;    // from the PCI device, when known
+  std::string near_cpus; // cpuset of the cores nearest to it, as a list ("0-15")
+  int numa_node = -1;
+};
+
+class Topology {
+ public:
+  Topology();
+  ~Topology();
+  Topology(const Topology &) = delete;
+  Topology &operator=(const Topology &) = delete;
+
+  int cores() const { return cores_; }
+  int logical_cpus() const { return logical_cpus_; }
+  int numa_nodes() const { return numa_nodes_; }
+  const std::vector<AcceleratorInfo> &accelerators() const { return accelerators_; }
+
+  // Binds the calling thread to core 'index' modulo the number of cores. Returns false (and
+  // leaves the thread as it was) if the system refuses.
+  bool bind_thread_to_core(int index) const;
+
+ private:
+  struct Hwloc;
+  std::unique_ptr<Hwloc> hwloc_;
+  int cores_ = 1;
+  int logical_cpus_ = 1;
+  int numa_nodes_ = 1;
+  std::vector<AcceleratorInfo> accelerators_;
+};
+
+}  // namespace nanort::rt

@@ -1,0 +1,66 @@
+// nanort-info: what the runtime sees on this machine: version, CPU topology, workers,
+// scheduling policies, devices per kind, accelerators on the PCI bus, and the NANORT_*
+// environment variables with their current values.
+#include <nanort/nanort.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "config.hpp"
+#include "runtime.hpp"
+#include "scheduler/scheduler.hpp"
+#include "topology/topology.hpp"
+
+namespace rt = nanort::rt;
+
+static void print_environment() {
+  std::printf("Environment variables:\n");
+  for (const rt::EnvVar &var : rt::environment_table()) {
+    const char *value = std::getenv(var.name);
+    std::printf("  %-24s default %-14s now %s\n      %s\n", var.name, var.default_value,
+                value ? value : "(unset)", var.description);
+  }
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--env")) {
+      print_environment();
+      return 0;
+    }
+    std::fprintf(stderr, "usage: %s [--env]\n", argv[0]);
+    return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+  }
+  if (nanort_init() != NANORT_SUCCESS) {
+    std::fprintf(stderr, "nanort-info: the runtime does not start: %s\n", nanort_last_error());
+    return 1;
+  }
+  rt::Runtime &runtime = rt::Runtime::get();
+  const rt::Topology &topo = runtime.topology();
+  std::printf("nanort %s (ABI %d)\n\n", nanort_version_string(), nanort_abi_version());
+  std::printf("Machine: %d core(s), %d logical CPU(s), %d NUMA node(s)\n", topo.cores(),
+              topo.logical_cpus(), topo.numa_nodes());
+  std::printf("CPU workers: %d%s\n", nanort_device_count(NANORT_DEVICE_SMP),
+              runtime.config().bind_workers ? ", bound to cores" : "");
+  std::printf("Scheduler: %s\n", runtime.scheduler_name());
+  for (const rt::SchedulerInfo &info : rt::scheduler_policies())
+    std::printf("  %-16s %s\n", info.name, info.description);
+  std::printf("\nDevices the runtime runs tasks on:\n");
+  std::printf("  smp     %d worker(s)\n", nanort_device_count(NANORT_DEVICE_SMP));
+  std::printf("  cuda    %d (this build has no CUDA backend yet)\n",
+              nanort_device_count(NANORT_DEVICE_CUDA));
+  std::printf("  opencl  %d (this build has no OpenCL backend yet)\n",
+              nanort_device_count(NANORT_DEVICE_OPENCL));
+  std::printf("\nAccelerators on the PCI bus (hwloc):\n");
+  if (topo.accelerators().empty()) std::printf("  none\n");
+  for (const rt::AcceleratorInfo &acc : topo.accelerators())
+    std::printf("  %-12s %-12s %-20s near CPUs %s%s\n", acc.name.c_str(), acc.kind.c_str(),
+                acc.vendor.empty() ? "-" : acc.vendor.c_str(),
+                acc.near_cpus.empty() ? "?" : acc.near_cpus.c_str(),
+                acc.numa_node >= 0 ? (" (NUMA " + std::to_string(acc.numa_node) + ")").c_str()
+                                   : "");
+  std::printf("\n");
+  print_environment();
+  return 0;
+}
