@@ -98,6 +98,7 @@ void Runtime::stop() {
     roots = roots_;
   }
   for (Task *root : roots) wait_until([root] { return root->children.load() == 0; });
+  cpu_.reset();  // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
   for (Task *root : roots) {
     if (root->errors)
@@ -109,7 +110,6 @@ void Runtime::stop() {
               << " task failure(s) not collected by any taskwait:\n";
     for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
   }
-  cpu_.reset();
   observer_->finish(std::cerr, DependencyDomain::total_edges());
   for (Task *root : roots) root->drop_ref();
   roots_.clear();
@@ -201,7 +201,7 @@ nanort_status Runtime::submit(Task *task) {
     parent->domain_for_children().register_task(task, ready);
     push_ready(ready);  // marks the task ready for us if it is among them
     wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
-    execute(task, CpuWorkerPool::current_lane());
+    execute(task, CpuWorkerPool::current_lane(), nullptr);
     task->drop_ref();
     return NANORT_SUCCESS;
   }
@@ -211,22 +211,31 @@ nanort_status Runtime::submit(Task *task) {
   return NANORT_SUCCESS;
 }
 
-void Runtime::push_ready(ReadyList &ready) {
+void Runtime::push_ready(ReadyList &ready, Task **next) {
   if (ready.empty()) return;
   std::size_t pushed = 0;
+  bool creator_waits = false;
   for (Task *task : ready) {
     if (task->undeferred) {
       task->ready_for_creator.store(true, std::memory_order_release);
+      creator_waits = true;
+    } else if (next && !*next && queued_.load(std::memory_order_relaxed) == 0) {
+      // Nothing else waits: the caller runs this one next, warm in its cache, bypassing the
+      // queue (no priority can be overtaken when the queue is empty).
+      *next = task;
     } else {
       scheduler_->push(task);
       ++pushed;
     }
   }
   if (pushed) {
-    queued_.fetch_add(pushed);
+    const std::size_t queued = queued_.fetch_add(pushed) + pushed;
     cpu_->work_available();
+    // Wake a sleeping waiter only when more tasks wait than threads are awake to take them.
+    if (queued > static_cast<std::size_t>(cpu_->draining() + helpers_awake_.load()))
+      idle_.notify();
   }
-  idle_.notify();
+  if (creator_waits) idle_.notify();
 }
 
 void Runtime::throttle() {
@@ -243,11 +252,15 @@ bool Runtime::run_one(int lane) {
   Task *task = scheduler_->pop(lane);
   if (!task) return false;
   queued_.fetch_sub(1, std::memory_order_relaxed);
-  execute(task, lane);
+  while (task) {
+    Task *next = nullptr;
+    execute(task, lane, &next);
+    task = next;
+  }
   return true;
 }
 
-void Runtime::execute(Task *task, int lane) {
+void Runtime::execute(Task *task, int lane, Task **next) {
   Task *const previous = tls_current;
   tls_current = task;
   const bool recording = observer_->recording();
@@ -269,7 +282,7 @@ void Runtime::execute(Task *task, int lane) {
     observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers, *task, start,
                         Observer::now_ns(), failed);
   task->destroy_args();
-  finish_body(task);
+  finish_body(task, next);
 }
 
 void Runtime::run_included(Task *task) {
@@ -289,11 +302,11 @@ void Runtime::run_included(Task *task) {
   task->drop_ref();
 }
 
-void Runtime::finish_body(Task *task) {
-  if (task->alive.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(task);
+void Runtime::finish_body(Task *task, Task **next) {
+  if (task->alive.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(task, next);
 }
 
-void Runtime::complete(Task *task) {
+void Runtime::complete(Task *task, Task **next) {
   // The body is done and so is every child: release the dependences, tell the parent.
   Task *const parent = task->parent;
   if (task->errors)
@@ -301,10 +314,10 @@ void Runtime::complete(Task *task) {
   task->child_domain.reset();
   ReadyList ready;
   parent->child_domain->release(task, ready);
-  push_ready(ready);
+  push_ready(ready, next);
   if (parent->children.fetch_sub(1, std::memory_order_acq_rel) == 1) idle_.notify();
   task->drop_ref();
-  if (!parent->is_root) finish_body(parent);
+  if (!parent->is_root) finish_body(parent, next);
 }
 
 template <class Done>
@@ -313,6 +326,7 @@ void Runtime::wait_until(Done done) {
   cpu_->run_inside([&] {
     const int lane = CpuWorkerPool::current_lane();
     const long spin_ns = config_.spin_us * 1000L;
+    helpers_awake_.fetch_add(1);
     while (!done()) {
       if (run_one(lane)) continue;
       const std::uint64_t deadline = Observer::now_ns() + static_cast<std::uint64_t>(spin_ns);
@@ -322,8 +336,12 @@ void Runtime::wait_until(Done done) {
         NANORT_CPU_RELAX();
         if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
       }
-      if (!progress) idle_.sleep_unless([&] { return done() || queued_.load() > 0; });
+      if (progress) continue;
+      helpers_awake_.fetch_sub(1);
+      idle_.sleep_unless([&] { return done() || queued_.load() > 0; });
+      helpers_awake_.fetch_add(1);
     }
+    helpers_awake_.fetch_sub(1);
   });
 }
 

@@ -66,12 +66,13 @@ class Runtime {
   void stop();
 
   bool choose_implementation(Task *task, std::string &why_not) const;
-  void push_ready(ReadyList &ready);
+  // 'next', when given, may receive one ready task for the caller to run next.
+  void push_ready(ReadyList &ready, Task **next = nullptr);
   bool run_one(int lane);
-  void execute(Task *task, int lane);
+  void execute(Task *task, int lane, Task **next);
   void run_included(Task *task);
-  void finish_body(Task *task);
-  void complete(Task *task);
+  void finish_body(Task *task, Task **next);
+  void complete(Task *task, Task **next);
   template <class Done>
   void wait_until(Done done);
   void throttle();
@@ -83,6 +84,7 @@ class Runtime {
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<CpuWorkerPool> cpu_;
   std::atomic<std::size_t> queued_{0};  // tasks in the scheduler
+  std::atomic<int> helpers_awake_{0};   // waiting threads that poll instead of sleeping
   std::size_t throttle_limit_ = 0;
   IdleWaiters idle_;
   std::mutex roots_mutex_;

@@ -3,8 +3,12 @@
 #include <cstdlib>
 
 #include "dependencies.hpp"
+#include "task_pool.hpp"
 
 namespace nanort::rt {
+
+void *Task::operator new(std::size_t bytes) { return TaskPool::allocate(bytes); }
+void Task::operator delete(void *memory) noexcept { TaskPool::deallocate(memory); }
 
 Task::~Task() {
   destroy_args();

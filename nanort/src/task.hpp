@@ -81,6 +81,9 @@ struct Task {
   bool args_constructed = false;  // site->args_destroy still owed
   alignas(16) unsigned char inline_args[kInlineArgs];
 
+  static void *operator new(std::size_t bytes);
+  static void operator delete(void *memory) noexcept;
+
   Task() = default;
   Task(const Task &) = delete;
   Task &operator=(const Task &) = delete;

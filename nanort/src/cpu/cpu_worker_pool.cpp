@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "../spin_lock.hpp"
 #include "../topology/topology.hpp"
@@ -58,6 +59,10 @@ CpuWorkerPool::CpuWorkerPool(int workers, int spin_us, bool bind, const Topology
 }
 
 CpuWorkerPool::~CpuWorkerPool() {
+  // The runtime is going away: let every drainer leave first (the arena does not wait for
+  // running jobs). They leave once the scheduler is empty and their polling time is over.
+  // A drainer is counted from its enqueueing until its last touch of the pool.
+  while (drainers_.load() > 0 || inside_drain_.load() > 0) std::this_thread::yield();
   if (tbb_->binder) tbb_->binder.reset();
   tbb_->arena.terminate();
 }
@@ -75,6 +80,7 @@ void CpuWorkerPool::work_available() {
 }
 
 void CpuWorkerPool::drain() {
+  inside_drain_.fetch_add(1);
   const int previous_lane = tls_lane;
   tls_lane = tbb::this_task_arena::current_thread_index();
   for (;;) {
@@ -100,6 +106,7 @@ void CpuWorkerPool::drain() {
       break;
   }
   tls_lane = previous_lane;
+  inside_drain_.fetch_sub(1);  // the last touch of the pool
 }
 
 void CpuWorkerPool::run_inside(const std::function<void()> &body) {

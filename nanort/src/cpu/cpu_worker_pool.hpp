@@ -30,6 +30,8 @@ class CpuWorkerPool {
   CpuWorkerPool &operator=(const CpuWorkerPool &) = delete;
 
   int workers() const { return workers_; }
+  // Pool threads currently running or polling for tasks.
+  int draining() const { return drainers_.load(); }
   // Called after tasks became ready: makes sure enough workers are draining.
   void work_available();
   // Runs 'body' in the arena (taking the reserved slot) unless already inside it.
@@ -46,6 +48,7 @@ class CpuWorkerPool {
   long spin_ns_;
   Hooks hooks_;
   std::atomic<int> drainers_{0};
+  std::atomic<int> inside_drain_{0};  // drainers that may still touch the pool or the runtime
   std::unique_ptr<Tbb> tbb_;
 };
 
