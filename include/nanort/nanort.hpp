@@ -88,12 +88,12 @@ class task {
   template <class T>
   task &block(const T *first, std::size_t rows, std::size_t cols, std::size_t ld,
               nanort_access_mode mode) {
-    accesses_.push_back({first, cols * sizeof(T), rows, ld * sizeof(T), mode});
+    add({first, cols * sizeof(T), rows, ld * sizeof(T), mode});
     return *this;
   }
 
   task &access(const void *address, std::size_t bytes, nanort_access_mode mode) {
-    accesses_.push_back({address, bytes, 1, bytes, mode});
+    add({address, bytes, 1, bytes, mode});
     return *this;
   }
   task &priority(int value) {
@@ -121,7 +121,8 @@ class task {
     if (priority_ != 0) nanort_task_set_priority(t, priority_);
     if (!if_) nanort_task_set_if(t, 0);
     if (final_) nanort_task_set_final(t, 1);
-    for (const auto &a : accesses_) {
+    for (std::size_t i = 0; i < count_; ++i) {
+      const pending_access &a = i < kInline ? inline_[i] : more_[i - kInline];
       nanort_status s =
           a.rows == 1 ? nanort_task_access(t, a.address, a.row_bytes, a.mode)
                       : nanort_task_access_2d(t, a.address, a.row_bytes, a.rows, a.stride, a.mode);
@@ -139,13 +140,24 @@ class task {
     std::size_t row_bytes, rows, stride;
     nanort_access_mode mode;
   };
+  // The first few accesses live in the builder itself: no allocation for the usual task.
+  static constexpr std::size_t kInline = 4;
+  void add(const pending_access &a) {
+    if (count_ < kInline)
+      inline_[count_] = a;
+    else
+      more_.push_back(a);
+    ++count_;
+  }
   const char *label_;
   const char *file_;
   int line_;
   int priority_ = 0;
   bool if_ = true;
   bool final_ = false;
-  std::vector<pending_access> accesses_;
+  pending_access inline_[kInline];
+  std::vector<pending_access> more_;
+  std::size_t count_ = 0;
 };
 
 inline void taskwait() { detail::check(nanort_taskwait()); }
