@@ -1,7 +1,7 @@
 # The installed package: find_package(nanort) gives nanort::runtime (the library and the C/C++
 # headers) and nanort::directory_cache.
 include(CMakePackageConfigHelpers)
-install(TARGETS nanort_runtime nanort_directory_cache nanort_build_options
+install(TARGETS nanort_runtime nanort_directory_cache
         EXPORT nanortTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
