@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <map>
 
 #include "../task.hpp"
 
@@ -42,14 +43,15 @@ void Observer::task_ran(int lane_index, const Task &task, std::uint64_t start_ns
   lane.tasks.fetch_add(1, std::memory_order_relaxed);
   lane.busy_ns.fetch_add(end_ns - start_ns, std::memory_order_relaxed);
   if (failed) lane.failed.fetch_add(1, std::memory_order_relaxed);
-  if (trace_path_.empty()) return;
-  Event event{task.label ? task.label : "task", task.file, task.line, start_ns, end_ns};
-  if (static_cast<std::size_t>(lane_index) + 1 == lanes_.size()) {  // the shared lane
-    std::lock_guard<std::mutex> guard(lane.events_mutex);
-    lane.events.push_back(event);
-  } else {
-    lane.events.push_back(event);
-  }
+  const bool shared = static_cast<std::size_t>(lane_index) + 1 == lanes_.size();
+  std::unique_lock<std::mutex> guard(lane.mutex, std::defer_lock);
+  if (shared) guard.lock();
+  const char *label = task.label ? task.label : "(unnamed)";
+  LabelTotals &totals = lane.by_label[label];
+  ++totals.tasks;
+  totals.busy_ns += end_ns - start_ns;
+  if (!trace_path_.empty())
+    lane.events.push_back(Event{label, task.file, task.line, start_ns, end_ns});
 }
 
 void Observer::finish(std::ostream &out, std::uint64_t dependence_edges) {
@@ -71,6 +73,25 @@ void Observer::finish(std::ostream &out, std::uint64_t dependence_edges) {
                             : 0.0,
                     static_cast<unsigned long long>(lane.failed.load()));
       out << line;
+    }
+    // Per label, merged over lanes (equal labels may be distinct strings in memory).
+    std::map<std::string, LabelTotals> by_label;
+    for (Lane &lane : lanes_)
+      for (const auto &[label, totals] : lane.by_label) {
+        LabelTotals &merged = by_label[label];
+        merged.tasks += totals.tasks;
+        merged.busy_ns += totals.busy_ns;
+      }
+    if (!by_label.empty()) {
+      std::snprintf(line, sizeof line, "  %-28s %12s %12s %12s\n", "task label", "tasks",
+                    "busy ms", "mean us");
+      out << line;
+      for (const auto &[label, totals] : by_label) {
+        std::snprintf(line, sizeof line, "  %-28.28s %12llu %12.3f %12.3f\n", label.c_str(),
+                      static_cast<unsigned long long>(totals.tasks), totals.busy_ns * 1e-6,
+                      totals.tasks ? totals.busy_ns * 1e-3 / totals.tasks : 0.0);
+        out << line;
+      }
     }
     std::snprintf(line, sizeof line,
                   "  tasks created %llu, run %llu; dependence edges %llu\n",

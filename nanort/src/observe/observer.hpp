@@ -9,6 +9,7 @@
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace nanort::rt {
@@ -38,11 +39,15 @@ class Observer {
     int line;
     std::uint64_t start_ns, end_ns;
   };
+  struct LabelTotals {
+    std::uint64_t tasks = 0, busy_ns = 0;
+  };
   struct alignas(64) Lane {
     std::string name;
     std::atomic<std::uint64_t> tasks{0}, busy_ns{0}, failed{0};
-    std::mutex events_mutex;  // taken only for the shared external lane
+    std::mutex mutex;  // taken only for the shared external lane
     std::vector<Event> events;
+    std::unordered_map<const char *, LabelTotals> by_label;  // label strings are static
   };
 
   void write_trace(std::ostream &err);
