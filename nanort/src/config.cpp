@@ -22,8 +22,12 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_BIND", "none", "cores: bind each CPU worker to a core of its own (hwloc)"},
       {"NANORT_SPIN_US", "50",
        "microseconds an idle worker polls for work before it sleeps (0 to 100000)"},
-      {"NANORT_READY_PER_WORKER", "256",
-       "ready tasks per worker past which a thread creating tasks helps run them"},
+      {"NANORT_READY_PER_WORKER", "64",
+       "queued ready tasks per worker past which a new task that is ready at once runs in the "
+       "thread creating it"},
+      {"NANORT_TASKS_IN_FLIGHT", "65536",
+       "unfinished children of one task past which its creator helps or waits until half are "
+       "done (bounds memory when creation runs far ahead)"},
   };
   return table;
 }
@@ -78,6 +82,9 @@ Config read_config(std::vector<std::string> &warnings) {
   if (const char *v = std::getenv("NANORT_READY_PER_WORKER"))
     config.ready_per_worker =
         static_cast<std::size_t>(parse_integer("NANORT_READY_PER_WORKER", v, 1, 1 << 24));
+  if (const char *v = std::getenv("NANORT_TASKS_IN_FLIGHT"))
+    config.tasks_in_flight =
+        static_cast<std::size_t>(parse_integer("NANORT_TASKS_IN_FLIGHT", v, 2, 1L << 30));
 
   for (char **entry = environ; entry && *entry; ++entry) {
     if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;

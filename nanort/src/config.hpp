@@ -28,7 +28,8 @@ struct Config {
   std::string trace_path;            // empty: no trace
   bool bind_workers = false;
   int spin_us = 50;                  // idle workers poll this long before sleeping
-  std::size_t ready_per_worker = 256;// creators help run tasks past this many ready ones
+  std::size_t ready_per_worker = 64;  // past this many queued per worker, creators run tasks
+  std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
 };
 
 class ConfigError : public std::runtime_error {

@@ -69,13 +69,11 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
         for (Task *predecessor : fragment.previous.members) link(predecessor, task);
         if (current.members.empty() || current.members.back() != task) {
           if (current.members.size() % kPruneEvery == kPruneEvery - 1) {
-            auto done = std::remove_if(current.members.begin(), current.members.end(),
-                                       [](Task *member) {
-                                         if (!member->released) return false;
-                                         member->drop_ref();
-                                         return true;
-                                       });
-            current.members.erase(done, current.members.end());
+            current.members.erase_if([](Task *member) {
+              if (!member->released) return false;
+              member->drop_ref();
+              return true;
+            });
           }
           task->add_ref();
           current.members.push_back(task);
@@ -86,7 +84,7 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
       for (Task *predecessor : current.members) link(predecessor, task);
       fragment.previous.reset();
       if (joinable(mode)) {
-        std::swap(fragment.previous.members, current.members);
+        fragment.previous.members.swap(current.members);
         fragment.previous.mode = current.mode;
       } else {
         current.reset();
@@ -165,6 +163,18 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
     }
     waiting_for_commutative_.erase(still_waiting, waiting_for_commutative_.end());
   }
+  // Forget fragments whose accessors are all done: a later access there waits for nothing.
+  // This keeps the map as small as the live tasks and frees finished tasks early.
+  for (const Access &access : task->accesses)
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.erase_overlapping_if(start, end, [](Fragment &fragment) {
+        const auto &members = fragment.current.members;
+        if (!members.empty() && !members.back()->released) return false;  // the usual case
+        for (Task *member : members)
+          if (!member->released) return false;
+        return true;
+      });
+    });
 }
 
 void DependencyDomain::clear() {

@@ -13,6 +13,9 @@
 // fragment it names (all or nothing, under the domain lock, so there is no deadlock); a task
 // that cannot waits in the domain and is retried when an owner completes.
 //
+// When a task completes, fragments whose accessors have all completed are dropped, so the
+// domain holds about as many fragments as there are live tasks.
+//
 // One lock per domain guards it all; every sibling of the domain registers and releases
 // under it, so the counters it guards need no atomics.
 #pragma once
@@ -50,7 +53,7 @@ class DependencyDomain {
 
  private:
   struct Group {
-    std::vector<Task *> members;  // each holds a reference
+    SmallVector<Task *, 2> members;  // each holds a reference
     nanort_access_mode mode = NANORT_IN;
     void reset();
     void assign(const Group &other);

@@ -3,10 +3,17 @@
 //
 // A sleeper announces itself, reads the epoch, re-checks its condition and only then sleeps on
 // the epoch; a notifier changes the state first and bumps the epoch only when someone sleeps.
-// With sequentially consistent operations one of the two always sees the other.
+// With sequentially consistent operations one of the two always sees the other. The sleep is
+// a plain Linux futex on the epoch word (the kernel re-checks the epoch under its own lock).
 #pragma once
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 
 namespace nanort::rt {
@@ -16,18 +23,32 @@ class IdleWaiters {
   template <class Condition>
   void sleep_unless(Condition condition) {
     sleepers_.fetch_add(1);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // announce before looking
     const std::uint32_t epoch = epoch_.load();
-    if (!condition()) epoch_.wait(epoch);
+    if (!condition()) futex(FUTEX_WAIT_PRIVATE, epoch);
     sleepers_.fetch_sub(1);
   }
 
-  void notify() {
+  // Call after changing the state a sleeper's condition reads. The fence orders that change
+  // (whatever its memory order was) before the look at the sleepers; without it a plain store
+  // could still sit in this core's store buffer while a sleeper checks, and both would miss.
+  // notify(n) wakes up to n sleepers (for work any of them can take), notify_all() every one
+  // (for an event that one particular sleeper waits for).
+  void notify(std::size_t n) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (sleepers_.load() == 0) return;
     epoch_.fetch_add(1);
-    epoch_.notify_all();
+    futex(FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : static_cast<std::uint32_t>(n));
   }
+  void notify_all() { notify(INT_MAX); }
 
  private:
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+  void futex(int op, std::uint32_t value) {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&epoch_), op, value, nullptr, nullptr,
+            0);
+  }
+
   std::atomic<int> sleepers_{0};
   std::atomic<std::uint32_t> epoch_{0};
 };

@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -75,17 +76,17 @@ Runtime::Runtime() {
   topology_ = std::make_unique<Topology>();
   if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
   scheduler_ = make_scheduler(config_.scheduler);
-  throttle_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
+  ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
 
+  // Lanes: one per pool thread, then one for waiting threads (the main thread's taskwait).
   std::vector<std::string> lanes;
-  for (int i = 0; i < config_.cpu_workers; ++i) lanes.push_back("cpu worker " + std::to_string(i));
-  lanes.push_back("threads outside the workers");
+  for (int i = 0; i + 1 < config_.cpu_workers; ++i)
+    lanes.push_back("cpu worker " + std::to_string(i));
+  lanes.push_back("waiting threads (main ...)");
   observer_ = std::make_unique<Observer>(config_.stats, config_.trace_path, std::move(lanes));
 
-  CpuWorkerPool::Hooks hooks{[this](int lane) { return run_one(lane); },
-                             [this] { return queued_.load() > 0; }};
-  cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.spin_us,
-                                         config_.bind_workers, *topology_, std::move(hooks));
+  cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.bind_workers, *topology_,
+                                         [this](int lane) { worker_loop(lane); });
 }
 
 Runtime::~Runtime() = default;
@@ -97,7 +98,9 @@ void Runtime::stop() {
     std::lock_guard<std::mutex> guard(roots_mutex_);
     roots = roots_;
   }
-  for (Task *root : roots) wait_until([root] { return root->children.load() == 0; });
+  for (Task *root : roots) wait_until([root] { return root->alive.load() == 1; });
+  stopping_.store(true);
+  idle_.notify_all();
   cpu_.reset();  // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
   for (Task *root : roots) {
@@ -192,22 +195,46 @@ nanort_status Runtime::submit(Task *task) {
   task->has_commutative = false;
   for (const Access &access : task->accesses)
     task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
-  parent->children.fetch_add(1, std::memory_order_relaxed);
+  if (task->accesses.empty() && !task->undeferred && scheduler_->size_hint() > ready_limit_) {
+    // Plenty of work is queued already and this task waits for nothing: run it here and now
+    // (work first). The parent does not count it as a child unless it leaves children behind.
+    task->counted_in_parent = false;
+    execute(task, CpuWorkerPool::current_lane(), nullptr);
+    return NANORT_SUCCESS;
+  }
   parent->alive.fetch_add(1, std::memory_order_relaxed);
 
   ReadyList ready;
+  if (task->accesses.empty())
+    ready.push_back(task);  // nothing to order: no need for the domain at all
+  else
+    parent->domain_for_children().register_task(task, ready);
+
   if (task->undeferred) {
     task->add_ref();  // ours until we ran it
-    parent->domain_for_children().register_task(task, ready);
     push_ready(ready);  // marks the task ready for us if it is among them
     wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
     execute(task, CpuWorkerPool::current_lane(), nullptr);
     task->drop_ref();
     return NANORT_SUCCESS;
   }
-  parent->domain_for_children().register_task(task, ready);
-  push_ready(ready);
-  if (queued_.load(std::memory_order_relaxed) > throttle_limit_) throttle();
+  if (!ready.empty() && scheduler_->size_hint() > ready_limit_) {
+    // Plenty of work is queued already: run this ready task here and now (work first), which
+    // costs no queueing and bounds the queue.
+    execute(task, CpuWorkerPool::current_lane(), nullptr);
+  } else {
+    push_ready(ready);
+  }
+  if (static_cast<std::size_t>(parent->alive.load(std::memory_order_relaxed)) - 1 >
+      config_.tasks_in_flight) {
+    // The creator runs far ahead of execution (tasks waiting for dependences): it helps, or
+    // sleeps, until half of its children are done, which bounds memory.
+    const std::size_t resume = config_.tasks_in_flight / 2;
+    wait_until([parent, resume] {
+      return static_cast<std::size_t>(parent->alive.load(std::memory_order_acquire)) - 1 <=
+             resume;
+    });
+  }
   return NANORT_SUCCESS;
 }
 
@@ -217,9 +244,9 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   bool creator_waits = false;
   for (Task *task : ready) {
     if (task->undeferred) {
-      task->ready_for_creator.store(true, std::memory_order_release);
+      task->ready_for_creator.store(true);
       creator_waits = true;
-    } else if (next && !*next && queued_.load(std::memory_order_relaxed) == 0) {
+    } else if (next && !*next && scheduler_->size_hint() == 0) {
       // Nothing else waits: the caller runs this one next, warm in its cache, bypassing the
       // queue (no priority can be overtaken when the queue is empty).
       *next = task;
@@ -229,29 +256,23 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     }
   }
   if (pushed) {
-    const std::size_t queued = queued_.fetch_add(pushed) + pushed;
-    cpu_->work_available();
-    // Wake a sleeping waiter only when more tasks wait than threads are awake to take them.
-    if (queued > static_cast<std::size_t>(cpu_->draining() + helpers_awake_.load()))
-      idle_.notify();
+    // Wake sleepers only for the tasks that the threads awake cannot take. The fence orders
+    // the push before the look at awake_ (a thread going to sleep looks the other way round).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::size_t queued = scheduler_->size_hint();
+    const std::size_t awake = static_cast<std::size_t>(std::max(0, awake_.load()));
+    if (queued > awake) idle_.notify(queued - awake);
   }
-  if (creator_waits) idle_.notify();
-}
-
-void Runtime::throttle() {
-  // Too many ready tasks: the creating thread runs some before creating more.
-  const std::size_t resume_below = throttle_limit_ / 2;
-  wait_until([this, resume_below] { return queued_.load() <= resume_below; });
+  if (creator_waits) idle_.notify_all();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Execution
 
 bool Runtime::run_one(int lane) {
-  if (queued_.load(std::memory_order_relaxed) == 0) return false;
+  if (scheduler_->size_hint() == 0) return false;
   Task *task = scheduler_->pop(lane);
   if (!task) return false;
-  queued_.fetch_sub(1, std::memory_order_relaxed);
   while (task) {
     Task *next = nullptr;
     execute(task, lane, &next);
@@ -279,9 +300,14 @@ void Runtime::execute(Task *task, int lane, Task **next) {
   }
   tls_current = previous;
   if (recording)
-    observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers, *task, start,
+    observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers - 1, *task, start,
                         Observer::now_ns(), failed);
   task->destroy_args();
+  if (!task->counted_in_parent && task->alive.load(std::memory_order_acquire) > 1) {
+    // Run at once but it left children running: from now on the parent waits for it too.
+    task->parent->alive.fetch_add(1, std::memory_order_relaxed);
+    task->counted_in_parent = true;
+  }
   finish_body(task, next);
 }
 
@@ -312,37 +338,57 @@ void Runtime::complete(Task *task, Task **next) {
   if (task->errors)
     for (std::string &message : task->errors->messages) parent->record_error(message);
   task->child_domain.reset();
+  if (!task->counted_in_parent) {  // ran at once, without accesses: nobody else to tell
+    task->drop_ref();
+    return;
+  }
   ReadyList ready;
-  parent->child_domain->release(task, ready);
+  if (!task->accesses.empty()) parent->child_domain->release(task, ready);
   push_ready(ready, next);
-  if (parent->children.fetch_sub(1, std::memory_order_acq_rel) == 1) idle_.notify();
+  // The parent's 'alive' counts its body and its unfinished children. Reaching 0: the parent
+  // completes too. Reaching 1: a taskwait in its body may go on. Crossing the in-flight bound
+  // on the way down: a creator throttled there may go on. (Nothing of the parent is touched
+  // after the decrement unless it completes: a waiter may end the parent's body at once.)
+  const int before = parent->alive.fetch_sub(1, std::memory_order_acq_rel);
   task->drop_ref();
-  if (!parent->is_root) finish_body(parent, next);
+  if (before == 1) {
+    complete(parent, next);
+    return;
+  }
+  if (before == 2 || static_cast<std::size_t>(before) == config_.tasks_in_flight / 2 + 2)
+    idle_.notify_all();
+}
+
+template <class Done>
+void Runtime::help_until(int lane, Done done) {
+  // Run ready tasks; when there are none, poll for a while, then sleep until a push or the
+  // event 'done' waits for. 'awake_' counts the threads that will look at the queue soon.
+  const std::uint64_t spin_ns = static_cast<std::uint64_t>(config_.spin_us) * 1000;
+  awake_.fetch_add(1);
+  while (!done()) {
+    if (run_one(lane)) continue;
+    const std::uint64_t deadline = Observer::now_ns() + spin_ns;
+    bool progress = false;
+    for (int polls = 0; !progress; ++polls) {
+      if (done() || scheduler_->size_hint() > 0) progress = true;
+      NANORT_CPU_RELAX();
+      if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
+    }
+    if (progress) continue;
+    awake_.fetch_sub(1);
+    idle_.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
+    awake_.fetch_add(1);
+  }
+  awake_.fetch_sub(1);
 }
 
 template <class Done>
 void Runtime::wait_until(Done done) {
-  if (done()) return;
-  cpu_->run_inside([&] {
-    const int lane = CpuWorkerPool::current_lane();
-    const long spin_ns = config_.spin_us * 1000L;
-    helpers_awake_.fetch_add(1);
-    while (!done()) {
-      if (run_one(lane)) continue;
-      const std::uint64_t deadline = Observer::now_ns() + static_cast<std::uint64_t>(spin_ns);
-      bool progress = false;
-      for (int polls = 0; !progress; ++polls) {
-        if (done() || queued_.load() > 0) progress = true;
-        NANORT_CPU_RELAX();
-        if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
-      }
-      if (progress) continue;
-      helpers_awake_.fetch_sub(1);
-      idle_.sleep_unless([&] { return done() || queued_.load() > 0; });
-      helpers_awake_.fetch_add(1);
-    }
-    helpers_awake_.fetch_sub(1);
-  });
+  if (!done()) help_until(CpuWorkerPool::current_lane(), done);
+}
+
+void Runtime::worker_loop(int lane) {
+  help_until(lane, [this] { return stopping_.load(std::memory_order_relaxed); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,7 +409,8 @@ nanort_status Runtime::collect_errors(Task *task) {
 
 nanort_status Runtime::taskwait(bool /*flush: device data arrives with the device backends*/) {
   Task *task = current_task();
-  wait_until([task] { return task->children.load(std::memory_order_acquire) == 0; });
+  // Every child done: only the body's own count is left.
+  wait_until([task] { return task->alive.load(std::memory_order_acquire) == 1; });
   if (task->child_domain) task->child_domain->clear();
   return collect_errors(task);
 }

@@ -74,8 +74,10 @@ class Runtime {
   void finish_body(Task *task, Task **next);
   void complete(Task *task, Task **next);
   template <class Done>
+  void help_until(int lane, Done done);
+  template <class Done>
   void wait_until(Done done);
-  void throttle();
+  void worker_loop(int lane);
   nanort_status collect_errors(Task *task);
 
   Config config_;
@@ -83,9 +85,9 @@ class Runtime {
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<CpuWorkerPool> cpu_;
-  std::atomic<std::size_t> queued_{0};  // tasks in the scheduler
-  std::atomic<int> helpers_awake_{0};   // waiting threads that poll instead of sleeping
-  std::size_t throttle_limit_ = 0;
+  std::atomic<int> awake_{0};           // threads running or polling for tasks, not asleep
+  std::atomic<bool> stopping_{false};
+  std::size_t ready_limit_ = 0;  // queued tasks past which creators run ready tasks at once
   IdleWaiters idle_;
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;

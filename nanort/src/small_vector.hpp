@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 namespace nanort::rt {
 
@@ -16,20 +17,49 @@ class SmallVector {
 
  public:
   SmallVector() = default;
-  SmallVector(const SmallVector &) = delete;
-  SmallVector &operator=(const SmallVector &) = delete;
+  SmallVector(const SmallVector &other) { *this = other; }
+  SmallVector &operator=(const SmallVector &other) {
+    if (this == &other) return *this;
+    clear();
+    reserve(other.size_);
+    std::memcpy(static_cast<void *>(data_), other.data_, other.size_ * sizeof(T));
+    size_ = other.size_;
+    return *this;
+  }
   ~SmallVector() {
     if (data_ != inline_) std::free(data_);
   }
 
+  void swap(SmallVector &other) {
+    if (data_ != inline_ && other.data_ != other.inline_) {  // both on the heap: swap pointers
+      std::swap(data_, other.data_);
+      std::swap(size_, other.size_);
+      std::swap(capacity_, other.capacity_);
+      return;
+    }
+    SmallVector copy(*this);
+    *this = other;
+    other = copy;
+  }
+
+  // Removes the elements for which drop(element) is true, keeping the order of the rest.
+  template <class Drop>
+  void erase_if(Drop &&drop) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size_; ++i)
+      if (!drop(data_[i])) data_[kept++] = data_[i];
+    size_ = kept;
+  }
+
   void push_back(const T &value) {
-    if (size_ == capacity_) grow();
+    if (size_ == capacity_) reserve(capacity_ * 2);
     data_[size_++] = value;
   }
   void clear() { size_ = 0; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T &back() { return data_[size_ - 1]; }
+  const T &back() const { return data_[size_ - 1]; }
   T &operator[](std::size_t i) { return data_[i]; }
   const T &operator[](std::size_t i) const { return data_[i]; }
   T *begin() { return data_; }
@@ -38,8 +68,8 @@ class SmallVector {
   const T *end() const { return data_ + size_; }
 
  private:
-  void grow() {
-    std::size_t capacity = capacity_ * 2;
+  void reserve(std::size_t capacity) {
+    if (capacity <= capacity_) return;
     T *data = static_cast<T *>(std::malloc(capacity * sizeof(T)));
     if (!data) throw std::bad_alloc();
     std::memcpy(static_cast<void *>(data), data_, size_ * sizeof(T));

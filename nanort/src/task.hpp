@@ -57,8 +57,7 @@ struct Task {
 
   // Hierarchy and lifetime.
   std::atomic<int> refs{1};
-  std::atomic<int> alive{1};     // the body, plus each child not yet complete
-  std::atomic<int> children{0};  // children not yet complete (what taskwait waits for)
+  std::atomic<int> alive{1};  // the body while it runs, plus each child not yet complete
   std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
   std::unique_ptr<ErrorList> errors;               // created with the first failure
 
@@ -67,6 +66,7 @@ struct Task {
   bool undeferred = false;  // if(0): run by the creating thread
   bool is_final = false;
   bool is_root = false;     // the implicit task of a thread outside the runtime's tasks
+  bool counted_in_parent = true;  // false: run at once by its creator, not a pending child
   std::atomic<bool> ready_for_creator{false};
 
   // Device launch parameters (used by device backends).

@@ -1,12 +1,13 @@
 // CpuWorkerPool: the CPU workers, as a oneTBB arena.
 //
-// The arena has one slot per worker, the first reserved for a thread that waits (the main
-// thread in taskwait joins there and runs tasks too). Ready tasks live in the runtime's
-// scheduler, not in TBB's queues: when work arrives and fewer drainers run than the arena has
-// worker threads, a drainer job is enqueued; it runs tasks until the scheduler is empty, polls
-// a little longer (NANORT_SPIN_US), then returns, and TBB puts the idle thread to sleep. So a
-// program waiting on a device or on I/O burns no CPU, and a busy one pays no wake-up per task.
-// All TBB use of the runtime lives here.
+// NANORT_CPU_WORKERS counts the threads that run tasks: the arena's worker threads plus one
+// waiting thread (the main thread in taskwait runs tasks too, outside the arena, so that any
+// number of threads may wait at once). Ready tasks live in the runtime's scheduler, not in
+// TBB's queues: each of the arena's worker threads runs one long job, the
+// runtime's worker loop, which takes tasks from the scheduler, polls briefly when there are
+// none, and then sleeps on the runtime's own futex until work arrives. So a program waiting
+// on a device or on I/O burns no CPU, and a wake-up costs one futex call, not a trip through
+// TBB's thread market. All TBB use of the runtime lives here.
 #pragma once
 
 #include <atomic>
@@ -19,36 +20,24 @@ class Topology;
 
 class CpuWorkerPool {
  public:
-  struct Hooks {
-    std::function<bool(int lane)> run_one;  // pops and runs one task; false if none
-    std::function<bool()> has_ready;
-  };
-
-  CpuWorkerPool(int workers, int spin_us, bool bind, const Topology &topology, Hooks hooks);
-  ~CpuWorkerPool();  // waits for the worker threads to leave
+  // 'worker_loop(lane)' runs in each pool thread until the runtime stops.
+  CpuWorkerPool(int workers, bool bind, const Topology &topology,
+                std::function<void(int lane)> worker_loop);
+  // Waits until every worker loop has returned (the runtime makes them return first).
+  ~CpuWorkerPool();
   CpuWorkerPool(const CpuWorkerPool &) = delete;
   CpuWorkerPool &operator=(const CpuWorkerPool &) = delete;
 
   int workers() const { return workers_; }
-  // Pool threads currently running or polling for tasks.
-  int draining() const { return drainers_.load(); }
-  // Called after tasks became ready: makes sure enough workers are draining.
-  void work_available();
-  // Runs 'body' in the arena (taking the reserved slot) unless already inside it.
-  void run_inside(const std::function<void()> &body);
-  // Lane (arena slot) of the calling thread, or -1 outside the arena.
+  int pool_threads() const { return workers_ - 1; }
+  // Lane (arena slot, 0 to pool_threads() - 1) of the calling thread, or -1 outside the pool.
   static int current_lane();
 
  private:
-  void drain();
-
   struct Tbb;
   int workers_;
-  int max_drainers_;
-  long spin_ns_;
-  Hooks hooks_;
-  std::atomic<int> drainers_{0};
-  std::atomic<int> inside_drain_{0};  // drainers that may still touch the pool or the runtime
+  std::function<void(int lane)> worker_loop_;
+  std::atomic<int> loops_not_done_{0};  // counted from enqueueing to the loop's last touch
   std::unique_ptr<Tbb> tbb_;
 };
 

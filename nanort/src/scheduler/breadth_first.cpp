@@ -1,5 +1,6 @@
 // breadth-first: one queue shared by all workers, first come first served among tasks of
 // equal priority; higher priorities first.
+#include <atomic>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -21,10 +22,20 @@ class BreadthFirst final : public SchedulerPolicy {
       normal_.push_back(task);
     else
       prioritised_[task->priority].push_back(task);
+    size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 
   Task *pop(int) override {
     std::lock_guard<SpinLock> guard(lock_);
+    Task *task = take_next();
+    if (task) size_.store(size_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    return task;
+  }
+
+  std::size_t size_hint() const override { return size_.load(std::memory_order_relaxed); }
+
+ private:
+  Task *take_next() {
     if (!prioritised_.empty()) {
       auto highest = std::prev(prioritised_.end());
       if (highest->first > 0 || normal_.empty()) return take(highest);
@@ -38,7 +49,6 @@ class BreadthFirst final : public SchedulerPolicy {
     return nullptr;
   }
 
- private:
   using Buckets = std::map<int, std::deque<Task *>>;
   Task *take(Buckets::iterator bucket) {
     Task *task = bucket->second.front();
@@ -48,6 +58,7 @@ class BreadthFirst final : public SchedulerPolicy {
   }
 
   SpinLock lock_;
+  std::atomic<std::size_t> size_{0};  // written under the lock, read without it
   std::deque<Task *> normal_;
   Buckets prioritised_;  // priority -> tasks, for priorities other than 0
 };

@@ -1,11 +1,12 @@
 // Scheduler: where ready tasks wait until a worker or device takes them.
 //
-// A policy sees three calls: push a ready task, pop one for a given worker, and whether any
-// task is waiting. The runtime counts queued tasks itself (for cheap idle checks and for
-// throttling task creation), and wakes workers after a push. Policies are chosen by name
+// A policy sees three calls: push a ready task, pop one for a given worker, and how many
+// tasks wait (a hint read without locking, for idle checks and for throttling creation). The
+// runtime wakes workers after a push. Policies are chosen by name
 // (NANORT_SCHEDULER); device-aware policies join this registry with the device backends.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,8 @@ class SchedulerPolicy {
   virtual void push(Task *task) = 0;
   // Thread-safe. A task for 'worker' to run, or nullptr.
   virtual Task *pop(int worker) = 0;
+  // Tasks waiting, as of some recent moment; no lock, no write to shared memory.
+  virtual std::size_t size_hint() const = 0;
 };
 
 struct SchedulerInfo {

@@ -8,12 +8,15 @@
 // visitor sees exactly the fragments that tile the range, in address order.
 //
 // The common case, a range equal to one existing fragment, is one ordered-map lookup and no
-// allocation.
+// allocation. Fragment nodes come from a pool owned by the map, so creating and dropping
+// fragments at a high rate does not go to the system allocator. Not thread-safe: the owner
+// locks.
 #pragma once
 
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory_resource>
 #include <utility>
 
 namespace nanort::dc {
@@ -25,7 +28,11 @@ class IntervalMap {
     std::uintptr_t end;
     Value value;
   };
-  using Map = std::map<std::uintptr_t, Fragment>;
+  using Map = std::pmr::map<std::uintptr_t, Fragment>;
+
+  IntervalMap() : fragments_(&pool_) {}
+  IntervalMap(const IntervalMap &) = delete;
+  IntervalMap &operator=(const IntervalMap &) = delete;
 
   // Calls visit(start, end, value&) for each fragment tiling [start, end), in order.
   template <class Visit>
@@ -67,6 +74,19 @@ class IntervalMap {
       visit(it->first, it->second.end, it->second.value);
   }
 
+  // Removes the fragments overlapping [start, end) for which drop(value&) returns true.
+  template <class Drop>
+  void erase_overlapping_if(std::uintptr_t start, std::uintptr_t end, Drop &&drop) {
+    if (start >= end) return;
+    auto it = fragments_.upper_bound(start);
+    if (it != fragments_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second.end > start) it = prev;
+    }
+    while (it != fragments_.end() && it->first < end)
+      it = drop(it->second.value) ? fragments_.erase(it) : std::next(it);
+  }
+
   // Removes fragments for which drop(value&) returns true.
   template <class Drop>
   void erase_if(Drop &&drop) {
@@ -98,6 +118,7 @@ class IntervalMap {
     return fragments_.emplace_hint(std::next(it), at, std::move(upper));
   }
 
+  std::pmr::unsynchronized_pool_resource pool_;  // declared first: outlives the map
   Map fragments_;
 };
 
