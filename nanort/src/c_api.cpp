@@ -1,13 +1,13 @@
 // The C ABI: argument checks, and the one place where exceptions become status codes.
 #include <nanort/nanort.h>
 
+#include <cstring>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 #include "config.hpp"
-#include "cpu/cpu_worker_pool.hpp"
 #include "runtime.hpp"
 
 using nanort::rt::Runtime;
@@ -46,7 +46,15 @@ nanort_status guarded(Body &&body) {
 
 Task *as_task(nanort_task *task) { return reinterpret_cast<Task *>(task); }
 
-bool valid_mode(nanort_access_mode mode) { return mode >= NANORT_IN && mode <= NANORT_COMMUTATIVE; }
+// A C caller may pass any int where an enum is expected; in C++ loading such a value as the
+// enum type is undefined, so enum parameters are looked at as the int they were passed as.
+template <class Enum>
+int as_int(const Enum &value) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int number;
+  std::memcpy(&number, &value, sizeof number);
+  return number;
+}
 
 }  // namespace
 
@@ -88,15 +96,24 @@ const char *nanort_version_string(void) { return NANORT_VERSION_STRING; }
 int nanort_device_count(nanort_device_kind kind) {
   int count = -1;
   nanort_status status = guarded([&] {
-    if (kind < 0 || kind >= NANORT_DEVICE_KIND_COUNT)
-      return fail(NANORT_ERROR_INVALID_ARGUMENT, "unknown device kind");
-    count = Runtime::get().device_count(kind);
+    const int number = as_int(kind);
+    if (number < 0 || number >= NANORT_DEVICE_KIND_COUNT)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  "nanort_device_count: unknown device kind " + std::to_string(number));
+    count = Runtime::get().device_count(static_cast<nanort_device_kind>(number));
     return NANORT_SUCCESS;
   });
   return status == NANORT_SUCCESS ? count : -1;
 }
 
-int nanort_current_worker(void) { return nanort::rt::CpuWorkerPool::current_lane(); }
+int nanort_current_worker(void) {
+  int worker = -1;
+  guarded([&] {
+    worker = Runtime::get().current_worker();
+    return NANORT_SUCCESS;
+  });
+  return worker;
+}
 
 nanort_task *nanort_task_create(const nanort_task_site *site, size_t args_size) {
   Task *task = nullptr;
@@ -127,9 +144,10 @@ nanort_status nanort_task_access_2d(nanort_task *task, const void *address, size
                                     size_t rows, size_t stride_bytes, nanort_access_mode mode) {
   return guarded([&] {
     if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_access: task is NULL");
-    if (!valid_mode(mode))
+    const int mode_number = as_int(mode);
+    if (mode_number < NANORT_IN || mode_number > NANORT_COMMUTATIVE)
       return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                  as_task(task)->describe() + ": access mode " + std::to_string(int(mode)) +
+                  as_task(task)->describe() + ": access mode " + std::to_string(mode_number) +
                       " is not one of in, out, inout, concurrent, commutative");
     if (rows > 1 && stride_bytes < row_bytes)
       return fail(NANORT_ERROR_INVALID_ARGUMENT,
@@ -142,7 +160,7 @@ nanort_status nanort_task_access_2d(nanort_task *task, const void *address, size
     if (!address)
       return fail(NANORT_ERROR_INVALID_ARGUMENT,
                   as_task(task)->describe() + ": access to a NULL address");
-    as_task(task)->accesses.push_back({region, mode});
+    as_task(task)->accesses.push_back({region, static_cast<nanort_access_mode>(mode_number)});
     return NANORT_SUCCESS;
   });
 }
@@ -195,7 +213,16 @@ void nanort_task_set_shmem(nanort_task *task, size_t bytes) {
 
 nanort_status nanort_task_submit(nanort_task *task) {
   if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_submit: task is NULL");
-  return guarded([&] { return Runtime::get().submit(as_task(task)); });
+  Runtime *runtime = nullptr;
+  nanort_status status = guarded([&] {
+    runtime = &Runtime::get();
+    return NANORT_SUCCESS;
+  });
+  if (!runtime) {  // shut down (or failed to start): the handle is consumed all the same
+    as_task(task)->drop_ref();
+    return status;
+  }
+  return guarded([&] { return runtime->submit(as_task(task)); });
 }
 
 void nanort_task_discard(nanort_task *task) {

@@ -82,7 +82,8 @@ Runtime::Runtime() {
   std::vector<std::string> lanes;
   for (int i = 0; i + 1 < config_.cpu_workers; ++i)
     lanes.push_back("cpu worker " + std::to_string(i));
-  lanes.push_back("waiting threads (main ...)");
+  lanes.push_back("cpu worker " + std::to_string(config_.cpu_workers - 1) +
+                  " (waiting threads)");
   observer_ = std::make_unique<Observer>(config_.stats, config_.trace_path, std::move(lanes));
 
   cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.bind_workers, *topology_,
@@ -104,8 +105,7 @@ void Runtime::stop() {
   cpu_.reset();  // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
   for (Task *root : roots) {
-    if (root->errors)
-      for (std::string &message : root->errors->messages) uncollected.push_back(message);
+    for (std::string &message : root->take_errors()) uncollected.push_back(std::move(message));
     if (root->child_domain) root->child_domain->clear();
   }
   if (!uncollected.empty()) {
@@ -203,6 +203,10 @@ nanort_status Runtime::submit(Task *task) {
     return NANORT_SUCCESS;
   }
   parent->alive.fetch_add(1, std::memory_order_relaxed);
+  // Once registered, the task may run and be freed by another thread at any moment, unless
+  // it is in 'ready' (then nobody else has it yet) or we hold a reference.
+  const bool undeferred = task->undeferred;
+  if (undeferred) task->add_ref();  // ours until we ran it
 
   ReadyList ready;
   if (task->accesses.empty())
@@ -210,8 +214,7 @@ nanort_status Runtime::submit(Task *task) {
   else
     parent->domain_for_children().register_task(task, ready);
 
-  if (task->undeferred) {
-    task->add_ref();  // ours until we ran it
+  if (undeferred) {
     push_ready(ready);  // marks the task ready for us if it is among them
     wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
     execute(task, CpuWorkerPool::current_lane(), nullptr);
@@ -281,7 +284,7 @@ bool Runtime::run_one(int lane) {
   return true;
 }
 
-void Runtime::execute(Task *task, int lane, Task **next) {
+void Runtime::run_body(Task *task, int lane) {
   Task *const previous = tls_current;
   tls_current = task;
   const bool recording = observer_->recording();
@@ -299,10 +302,14 @@ void Runtime::execute(Task *task, int lane, Task **next) {
     }
   }
   tls_current = previous;
-  if (recording)
+  if (recording && task->impl)  // internal tasks (taskwait on) have no body to show
     observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers - 1, *task, start,
                         Observer::now_ns(), failed);
   task->destroy_args();
+}
+
+void Runtime::execute(Task *task, int lane, Task **next) {
+  run_body(task, lane);
   if (!task->counted_in_parent && task->alive.load(std::memory_order_acquire) > 1) {
     // Run at once but it left children running: from now on the parent waits for it too.
     task->parent->alive.fetch_add(1, std::memory_order_relaxed);
@@ -312,19 +319,10 @@ void Runtime::execute(Task *task, int lane, Task **next) {
 }
 
 void Runtime::run_included(Task *task) {
-  // A child of a final task runs here and now, in program order; no dependences needed.
-  Task *const previous = tls_current;
-  tls_current = task;
-  try {
-    if (task->impl) task->impl->smp_fn(task->args);
-  } catch (const std::exception &e) {
-    task->parent->record_error(task->describe() + " threw: " + e.what());
-  } catch (...) {
-    task->parent->record_error(task->describe() + " threw an exception of unknown type");
-  }
-  tls_current = previous;
-  if (task->errors)
-    for (std::string &message : task->errors->messages) task->parent->record_error(message);
+  // A child of a final task runs here and now, in program order; no dependences needed. Its
+  // own children are included too, so when the body returns everything it made is done.
+  run_body(task, CpuWorkerPool::current_lane());
+  for (std::string &message : task->take_errors()) task->parent->record_error(std::move(message));
   task->drop_ref();
 }
 
@@ -335,8 +333,7 @@ void Runtime::finish_body(Task *task, Task **next) {
 void Runtime::complete(Task *task, Task **next) {
   // The body is done and so is every child: release the dependences, tell the parent.
   Task *const parent = task->parent;
-  if (task->errors)
-    for (std::string &message : task->errors->messages) parent->record_error(message);
+  for (std::string &message : task->take_errors()) parent->record_error(std::move(message));
   task->child_domain.reset();
   if (!task->counted_in_parent) {  // ran at once, without accesses: nobody else to tell
     task->drop_ref();
@@ -395,15 +392,10 @@ void Runtime::worker_loop(int lane) {
 // Waiting
 
 nanort_status Runtime::collect_errors(Task *task) {
-  if (!task->errors) return NANORT_SUCCESS;
+  std::vector<std::string> messages = task->take_errors();
+  if (messages.empty()) return NANORT_SUCCESS;
   std::string text;
-  {
-    std::lock_guard<std::mutex> guard(task->errors->mutex);
-    if (task->errors->messages.empty()) return NANORT_SUCCESS;
-    for (const std::string &message : task->errors->messages)
-      text += (text.empty() ? "" : "\n") + message;
-    task->errors->messages.clear();
-  }
+  for (const std::string &message : messages) text += (text.empty() ? "" : "\n") + message;
   throw TaskFailedError(text);
 }
 
@@ -432,6 +424,12 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
 int Runtime::device_count(nanort_device_kind kind) const {
   if (kind == NANORT_DEVICE_SMP) return cpu_ ? cpu_->workers() : 0;
   return 0;  // CUDA and OpenCL devices come with their backends
+}
+
+int Runtime::current_worker() {
+  const int lane = CpuWorkerPool::current_lane();
+  if (lane >= 0) return lane;
+  return tls_current ? config_.cpu_workers - 1 : -1;
 }
 
 bool Runtime::in_final() const { return tls_current && tls_current->is_final; }

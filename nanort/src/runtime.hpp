@@ -52,6 +52,9 @@ class Runtime {
                             std::size_t count);
 
   int device_count(nanort_device_kind kind) const;
+  // The CPU worker running the calling task: a pool thread's index, or the last index for a
+  // thread that runs tasks while it waits. -1 outside tasks and pool threads.
+  int current_worker();
   bool in_final() const;
   const Config &config() const { return config_; }
   const Topology &topology() const { return *topology_; }
@@ -69,6 +72,7 @@ class Runtime {
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   bool run_one(int lane);
+  void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
   void run_included(Task *task);
   void finish_body(Task *task, Task **next);
@@ -85,10 +89,12 @@ class Runtime {
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<CpuWorkerPool> cpu_;
-  std::atomic<int> awake_{0};           // threads running or polling for tasks, not asleep
-  std::atomic<bool> stopping_{false};
+  // Written while the program runs: each on a cache line of its own, away from the fields
+  // above that every task creation reads.
+  alignas(64) std::atomic<int> awake_{0};  // threads running or polling for tasks, not asleep
+  alignas(64) std::atomic<bool> stopping_{false};
   std::size_t ready_limit_ = 0;  // queued tasks past which creators run ready tasks at once
-  IdleWaiters idle_;
+  alignas(64) IdleWaiters idle_;
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
   std::atomic<std::uint64_t> edges_done_{0};

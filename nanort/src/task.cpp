@@ -11,6 +11,7 @@ void *Task::operator new(std::size_t bytes) { return TaskPool::allocate(bytes); 
 void Task::operator delete(void *memory) noexcept { TaskPool::deallocate(memory); }
 
 Task::~Task() {
+  delete errors.load();
   destroy_args();
   if (args && args != inline_args) std::free(args);
 }
@@ -26,14 +27,23 @@ DependencyDomain &Task::domain_for_children() {
 }
 
 void Task::record_error(std::string message) {
-  // Only the first failure of a task creates the list; children may fail concurrently.
-  static std::mutex creation;
-  {
-    std::lock_guard<std::mutex> guard(creation);
-    if (!errors) errors = std::make_unique<ErrorList>();
+  ErrorList *list = errors.load(std::memory_order_acquire);
+  if (!list) {  // the first failure creates the list; children may fail at the same time
+    auto *fresh = new ErrorList();
+    if (errors.compare_exchange_strong(list, fresh, std::memory_order_acq_rel))
+      list = fresh;
+    else
+      delete fresh;  // another thread won; 'list' now holds its list
   }
-  std::lock_guard<std::mutex> guard(errors->mutex);
-  errors->messages.push_back(std::move(message));
+  std::lock_guard<std::mutex> guard(list->mutex);
+  list->messages.push_back(std::move(message));
+}
+
+std::vector<std::string> Task::take_errors() {
+  ErrorList *list = errors.load(std::memory_order_acquire);
+  if (!list) return {};
+  std::lock_guard<std::mutex> guard(list->mutex);
+  return std::move(list->messages);
 }
 
 std::string Task::describe() const {

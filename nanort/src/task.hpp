@@ -59,7 +59,7 @@ struct Task {
   std::atomic<int> refs{1};
   std::atomic<int> alive{1};  // the body while it runs, plus each child not yet complete
   std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
-  std::unique_ptr<ErrorList> errors;               // created with the first failure
+  std::atomic<ErrorList *> errors{nullptr};        // created with the first failure
 
   // Scheduling.
   int priority = 0;
@@ -96,7 +96,9 @@ struct Task {
 
   DependencyDomain &domain_for_children();
   void destroy_args();
+  // Failures of children: recorded from any thread, taken (and forgotten) by the task.
   void record_error(std::string message);
+  std::vector<std::string> take_errors();
   // "'label' (file:line)" for messages.
   std::string describe() const;
 };

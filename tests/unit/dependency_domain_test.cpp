@@ -1,0 +1,532 @@
+// DependencyDomain, driven by hand: tasks are built directly, registered in the order a parent
+// would create them, and released in an order the test chooses. The ready lists say what the
+// runtime would hand to the scheduler.
+//
+// Reference counts: a Task starts with one reference (the test's); the domain takes its own for
+// every fragment group that remembers the task, and drops them when it is cleared or destroyed.
+// 'pending' starts at 1; register_task removes that guard.
+#include <dependencies.hpp>
+#include <task.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <set>
+#include <vector>
+
+namespace {
+
+using nanort::dc::Region;
+using nanort::rt::Access;
+using nanort::rt::DependencyDomain;
+using nanort::rt::ReadyList;
+using nanort::rt::Task;
+
+alignas(64) unsigned char memory[1 << 16];
+
+Access range(std::size_t offset, std::size_t bytes, nanort_access_mode mode) {
+  return {Region::contiguous(memory + offset, bytes), mode};
+}
+Access in(std::size_t offset, std::size_t bytes) { return range(offset, bytes, NANORT_IN); }
+Access out(std::size_t offset, std::size_t bytes) { return range(offset, bytes, NANORT_OUT); }
+Access inout(std::size_t offset, std::size_t bytes) { return range(offset, bytes, NANORT_INOUT); }
+Access concurrent(std::size_t offset, std::size_t bytes) {
+  return range(offset, bytes, NANORT_CONCURRENT);
+}
+Access commutative(std::size_t offset, std::size_t bytes) {
+  return range(offset, bytes, NANORT_COMMUTATIVE);
+}
+// 'rows' rows of 'row_bytes' bytes, 'stride' bytes apart, from 'offset'.
+Access block(std::size_t offset, std::size_t row_bytes, std::size_t rows, std::size_t stride,
+             nanort_access_mode mode) {
+  return {Region::block(memory + offset, row_bytes, rows, stride), mode};
+}
+
+using Tasks = std::vector<Task *>;
+
+std::set<Task *> as_set(const Tasks &tasks) { return {tasks.begin(), tasks.end()}; }
+
+class Domain : public ::testing::Test {
+ protected:
+  ~Domain() override {
+    for (Task *task : tasks_) task->drop_ref();
+    // The domain (a member) is destroyed after this and drops its own references.
+  }
+
+  // Creates and registers a task; 'ready_' says what became ready.
+  Task *add(std::initializer_list<Access> accesses) {
+    auto *task = new Task();
+    for (const Access &access : accesses) {
+      task->accesses.push_back(access);
+      if (access.mode == NANORT_COMMUTATIVE) task->has_commutative = true;  // as submit does
+    }
+    tasks_.push_back(task);
+    ReadyList ready;
+    domain_.register_task(task, ready);
+    ready_ = collect(ready);
+    return task;
+  }
+
+  // Releases a task (it completed); returns what became ready.
+  Tasks release(Task *task) {
+    EXPECT_TRUE(ever_ready_.count(task)) << "releasing a task that never became ready";
+    ReadyList ready;
+    domain_.release(task, ready);
+    ready_ = collect(ready);
+    return ready_;
+  }
+
+  bool is_ready(Task *task) const { return ever_ready_.count(task) != 0; }
+
+  DependencyDomain domain_;
+  Tasks ready_;  // of the last add() or release()
+
+ private:
+  Tasks collect(ReadyList &ready) {
+    Tasks result(ready.begin(), ready.end());
+    for (Task *task : result) {
+      EXPECT_TRUE(ever_ready_.insert(task).second) << "a task became ready twice";
+      EXPECT_EQ(task->pending, 0);
+    }
+    return result;
+  }
+
+  Tasks tasks_;
+  std::set<Task *> ever_ready_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The three classic hazards
+
+TEST_F(Domain, FirstTaskIsReadyAtOnce) {
+  Task *w = add({out(0, 100)});
+  EXPECT_EQ(ready_, Tasks{w});
+}
+
+TEST_F(Domain, TaskWithoutAccessesIsReadyAtOnce) {
+  Task *t = add({});
+  EXPECT_EQ(ready_, Tasks{t});
+}
+
+TEST_F(Domain, ReadAfterWrite) {
+  Task *w = add({out(0, 100)});
+  Task *r = add({in(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(w), Tasks{r});
+}
+
+TEST_F(Domain, WriteAfterRead) {
+  Task *r = add({in(0, 100)});
+  EXPECT_EQ(ready_, Tasks{r});
+  Task *w = add({out(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(r), Tasks{w});
+}
+
+TEST_F(Domain, WriteAfterWrite) {
+  Task *w1 = add({out(0, 100)});
+  Task *w2 = add({inout(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Task *w3 = add({out(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(w1), Tasks{w2});
+  EXPECT_EQ(release(w2), Tasks{w3});
+}
+
+TEST_F(Domain, DisjointAndAdjacentRangesDoNotOrder) {
+  Task *a = add({out(0, 100)});
+  EXPECT_EQ(ready_, Tasks{a});
+  Task *b = add({out(100, 100)});  // [100, 200) touches [0, 100) but does not overlap
+  EXPECT_EQ(ready_, Tasks{b});
+  Task *c = add({inout(300, 1)});
+  EXPECT_EQ(ready_, Tasks{c});
+}
+
+TEST_F(Domain, ChainReleasesOneAtATime) {
+  Task *a = add({inout(0, 8)});
+  Task *b = add({inout(0, 8)});
+  Task *c = add({inout(0, 8)});
+  EXPECT_TRUE(is_ready(a));
+  EXPECT_FALSE(is_ready(b));
+  EXPECT_EQ(release(a), Tasks{b});
+  EXPECT_FALSE(is_ready(c));
+  EXPECT_EQ(release(b), Tasks{c});
+}
+
+TEST_F(Domain, AReleasedPredecessorIsNotWaitedFor) {
+  Task *w = add({out(0, 100)});
+  release(w);
+  Task *r = add({in(0, 100)});
+  EXPECT_EQ(ready_, Tasks{r});
+  release(r);
+  Task *w2 = add({out(0, 100)});
+  EXPECT_EQ(ready_, Tasks{w2});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readers
+
+TEST_F(Domain, ReadersJoinReaders) {
+  Task *r1 = add({in(0, 100)});
+  Task *r2 = add({in(0, 100)});
+  Task *r3 = add({in(50, 10)});
+  EXPECT_TRUE(is_ready(r1) && is_ready(r2) && is_ready(r3));
+}
+
+TEST_F(Domain, ReadersAfterAWriterBecomeReadyTogether) {
+  Task *w = add({out(0, 100)});
+  Task *r1 = add({in(0, 100)});
+  Task *r2 = add({in(0, 100)});
+  Task *r3 = add({in(0, 50)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(as_set(release(w)), as_set({r1, r2, r3}));
+}
+
+TEST_F(Domain, WriterAfterReadersWaitsForEveryReader) {
+  Task *r1 = add({in(0, 100)});
+  Task *r2 = add({in(0, 100)});
+  Task *r3 = add({in(20, 10)});
+  Task *w = add({out(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(r2).empty());
+  EXPECT_TRUE(release(r1).empty());
+  EXPECT_EQ(release(r3), Tasks{w});
+}
+
+TEST_F(Domain, ReaderAfterReadersWaitsForTheWriterBeforeThem) {
+  Task *w = add({out(0, 100)});
+  Task *r1 = add({in(0, 100)});
+  Task *r2 = add({in(0, 100)});
+  EXPECT_EQ(as_set(release(w)), as_set({r1, r2}));
+  Task *r3 = add({in(0, 100)});
+  EXPECT_EQ(ready_, Tasks{r3});  // joins the running readers
+}
+
+// A large group of readers, some of them finished: a writer waits exactly for the others.
+// (Groups of readers drop finished members as they grow.)
+TEST_F(Domain, WriterAfterManyReadersWaitsForTheUnfinishedOnes) {
+  Tasks running;
+  for (int i = 0; i < 300; ++i) {
+    Task *r = add({in(0, 64)});
+    ASSERT_EQ(ready_, Tasks{r});
+    if (i % 3 != 2)
+      release(r);
+    else
+      running.push_back(r);
+  }
+  Task *w = add({out(0, 64)});
+  EXPECT_TRUE(ready_.empty());
+  // The oldest reader last: it has been in the group through every pruning.
+  std::reverse(running.begin(), running.end());
+  for (std::size_t i = 0; i + 1 < running.size(); ++i) {
+    EXPECT_TRUE(release(running[i]).empty()) << i;
+    EXPECT_FALSE(is_ready(w));
+  }
+  EXPECT_EQ(release(running.back()), Tasks{w});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partial overlaps
+
+TEST_F(Domain, ReaderOfTwoHalvesWaitsForBothWriters) {
+  Task *w1 = add({out(0, 1024)});
+  Task *w2 = add({out(1024, 1024)});
+  EXPECT_TRUE(is_ready(w1) && is_ready(w2));
+  Task *r = add({in(512, 1024)});  // [512, 1536)
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(w1).empty());
+  EXPECT_EQ(release(w2), Tasks{r});
+}
+
+TEST_F(Domain, ReaderOfTwoHalvesWaitsForBothWritersReleasedInReverse) {
+  Task *w1 = add({out(0, 1024)});
+  Task *w2 = add({out(1024, 1024)});
+  Task *r = add({in(512, 1024)});
+  EXPECT_TRUE(release(w2).empty());
+  EXPECT_EQ(release(w1), Tasks{r});
+}
+
+TEST_F(Domain, WriterInsideALargerReadWaitsOnlyForTheReader) {
+  Task *r = add({in(0, 1000)});
+  Task *w = add({out(400, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Task *r2 = add({in(0, 100)});  // outside the writer: joins the first reader
+  EXPECT_EQ(ready_, Tasks{r2});
+  Task *r3 = add({in(450, 10)});  // inside the writer
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(r), Tasks{w});
+  EXPECT_EQ(release(w), Tasks{r3});
+}
+
+// One predecessor met on several fragments counts once: a single release frees the task.
+TEST_F(Domain, APredecessorOnSeveralFragmentsIsOneEdge) {
+  Task *w = add({out(0, 300)});
+  release(w);
+  Task *a = add({out(0, 300)});
+  Task *b = add({out(100, 100)});  // cuts a's range into three fragments; waits for a
+  EXPECT_TRUE(ready_.empty());
+  Task *r = add({in(0, 300)});  // a, b, a
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(a), Tasks{b});
+  EXPECT_EQ(release(b), Tasks{r});
+}
+
+TEST_F(Domain, ManyAccessesOfOneTask) {
+  Task *w1 = add({out(0, 10)});
+  Task *w2 = add({out(100, 10)});
+  Task *w3 = add({out(200, 10)});
+  Task *r = add({in(0, 10), in(100, 10), inout(200, 10), in(300, 10)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(w3).empty());
+  EXPECT_TRUE(release(w1).empty());
+  EXPECT_EQ(release(w2), Tasks{r});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrent
+
+TEST_F(Domain, ConcurrentTasksAreReadyTogether) {
+  Task *c1 = add({concurrent(0, 100)});
+  Task *c2 = add({concurrent(0, 100)});
+  Task *c3 = add({concurrent(50, 100)});
+  EXPECT_TRUE(is_ready(c1) && is_ready(c2) && is_ready(c3));
+}
+
+TEST_F(Domain, ConcurrentGroupAfterAWriter) {
+  Task *w = add({out(0, 100)});
+  Task *c1 = add({concurrent(0, 100)});
+  Task *c2 = add({concurrent(0, 100)});
+  Task *c3 = add({concurrent(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(as_set(release(w)), as_set({c1, c2, c3}));
+}
+
+TEST_F(Domain, ReaderAfterConcurrentGroupWaitsForAllOfIt) {
+  Task *c1 = add({concurrent(0, 100)});
+  Task *c2 = add({concurrent(0, 100)});
+  Task *c3 = add({concurrent(0, 100)});
+  Task *r = add({in(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(c2).empty());
+  EXPECT_TRUE(release(c1).empty());
+  EXPECT_EQ(release(c3), Tasks{r});
+}
+
+TEST_F(Domain, ConcurrentAfterReadersWaitsForTheReadersNotForEachOther) {
+  Task *r1 = add({in(0, 100)});
+  Task *r2 = add({in(0, 100)});
+  Task *c1 = add({concurrent(0, 100)});
+  Task *c2 = add({concurrent(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(r1).empty());
+  EXPECT_EQ(as_set(release(r2)), as_set({c1, c2}));
+  Task *w = add({inout(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(c1).empty());
+  EXPECT_EQ(release(c2), Tasks{w});
+}
+
+TEST_F(Domain, ConcurrentAndReadersDoNotJoinEachOther) {
+  Task *c = add({concurrent(0, 100)});
+  Task *r = add({in(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Task *c2 = add({concurrent(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(c), Tasks{r});
+  EXPECT_EQ(release(r), Tasks{c2});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commutative
+
+TEST_F(Domain, CommutativeTasksRunOneAtATime) {
+  Task *c1 = add({commutative(0, 100)});
+  EXPECT_EQ(ready_, Tasks{c1});
+  Task *c2 = add({commutative(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Task *c3 = add({commutative(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Tasks next = release(c1);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_TRUE(next[0] == c2 || next[0] == c3);
+  Tasks last = release(next[0]);
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(as_set({next[0], last[0]}), as_set({c2, c3}));
+  EXPECT_TRUE(release(last[0]).empty());
+}
+
+TEST_F(Domain, CommutativeGroupAfterAWriterStillRunsOneAtATime) {
+  Task *w = add({out(0, 100)});
+  Task *c1 = add({commutative(0, 100)});
+  Task *c2 = add({commutative(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  Tasks first = release(w);
+  ASSERT_EQ(first.size(), 1u);
+  Tasks second = release(first[0]);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(as_set({first[0], second[0]}), as_set({c1, c2}));
+}
+
+TEST_F(Domain, ReaderAfterCommutativeGroupWaitsForAllOfIt) {
+  Task *c1 = add({commutative(0, 100)});
+  Task *c2 = add({commutative(0, 100)});
+  Task *r = add({in(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(c1), Tasks{c2});
+  EXPECT_EQ(release(c2), Tasks{r});
+}
+
+TEST_F(Domain, CommutativeOnDisjointRangesRunTogether) {
+  Task *a = add({commutative(0, 100)});
+  Task *b = add({commutative(100, 100)});
+  EXPECT_TRUE(is_ready(a) && is_ready(b));
+}
+
+TEST_F(Domain, CommutativePartialOverlapsAreExclusiveOnlyWhereTheyOverlap) {
+  Task *c1 = add({commutative(0, 100)});    // [0, 100)
+  Task *c2 = add({commutative(50, 100)});   // [50, 150): overlaps c1 and c3
+  Task *c3 = add({commutative(100, 100)});  // [100, 200): disjoint from c1
+  EXPECT_TRUE(is_ready(c1));
+  EXPECT_FALSE(is_ready(c2));
+  EXPECT_TRUE(is_ready(c3));
+  EXPECT_TRUE(release(c1).empty());  // c3 still holds [100, 150)
+  EXPECT_EQ(release(c3), Tasks{c2});
+}
+
+TEST_F(Domain, CommutativeWithASecondAccessWaitsForItsPredecessorAndTheOwner) {
+  Task *c1 = add({commutative(0, 100)});
+  Task *w = add({out(500, 10)});
+  Task *c2 = add({commutative(0, 100), in(500, 10)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(w).empty());  // its predecessor is done, but c1 owns [0, 100)
+  EXPECT_EQ(release(c1), Tasks{c2});
+}
+
+// ---------------------------------------------------------------------------------------------
+// A task never waits for itself
+
+TEST_F(Domain, OverlappingAccessesOfOneTaskDoNotMakeItWaitForItself) {
+  Task *t = add({in(0, 100), out(50, 100)});
+  EXPECT_EQ(ready_, Tasks{t});
+  Task *r = add({in(0, 150)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(t), Tasks{r});
+}
+
+TEST_F(Domain, SameRangeTwiceInDifferentModes) {
+  Task *t1 = add({out(0, 64), in(0, 64)});
+  EXPECT_EQ(ready_, Tasks{t1});
+  Task *t2 = add({in(0, 64), inout(0, 64)});
+  EXPECT_TRUE(ready_.empty());
+  Task *t3 = add({concurrent(0, 64), commutative(0, 64), in(0, 32)});
+  EXPECT_TRUE(ready_.empty());
+  Task *t4 = add({commutative(0, 64), commutative(0, 64)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(t1), Tasks{t2});
+  EXPECT_EQ(release(t2), Tasks{t3});
+  EXPECT_EQ(release(t3), Tasks{t4});
+}
+
+TEST_F(Domain, SelfOverlapAfterAWriterWaitsOnlyForTheWriter) {
+  Task *w = add({out(0, 200)});
+  Task *t = add({inout(0, 100), in(50, 100), concurrent(80, 50)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(w), Tasks{t});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2-D blocks: a 16 x 64-byte matrix
+
+constexpr std::size_t kRow = 64;
+
+TEST_F(Domain, DisjointColumnBlocksDoNotOrder) {
+  Task *left = add({block(0, 16, 16, kRow, NANORT_OUT)});    // columns [0, 16)
+  Task *right = add({block(16, 16, 16, kRow, NANORT_OUT)});  // columns [16, 32)
+  EXPECT_TRUE(is_ready(left) && is_ready(right));
+}
+
+TEST_F(Domain, RowAcrossColumnBlocksWaitsForBoth) {
+  Task *left = add({block(0, 16, 16, kRow, NANORT_OUT)});
+  Task *right = add({block(16, 16, 16, kRow, NANORT_OUT)});
+  Task *row = add({in(3 * kRow, kRow)});  // row 3, all columns
+  EXPECT_TRUE(ready_.empty());
+  Task *far = add({block(32, 32, 16, kRow, NANORT_IN)});  // columns [32, 64): untouched
+  EXPECT_EQ(ready_, Tasks{far});
+  EXPECT_TRUE(release(right).empty());
+  EXPECT_EQ(release(left), Tasks{row});
+}
+
+TEST_F(Domain, BlockOverlappingTwoBlocksWaitsForBoth) {
+  Task *a = add({block(0, 16, 8, kRow, NANORT_OUT)});        // rows 0-7, columns [0, 16)
+  Task *b = add({block(8 * kRow, 16, 8, kRow, NANORT_OUT)});  // rows 8-15, columns [0, 16)
+  Task *c = add({block(6 * kRow + 8, 16, 4, kRow, NANORT_INOUT)});  // rows 6-9, columns [8, 24)
+  EXPECT_TRUE(ready_.empty());
+  Task *d = add({block(6 * kRow + 24, 8, 4, kRow, NANORT_IN)});  // rows 6-9, columns [24, 32)
+  EXPECT_EQ(ready_, Tasks{d});
+  EXPECT_TRUE(release(a).empty());
+  EXPECT_EQ(release(b), Tasks{c});
+}
+
+TEST_F(Domain, BlockBetweenTheRowsOfAnotherDoesNotOrder) {
+  // Rows 0, 2, 4, ...: 8 rows of 64 bytes, 128 apart; then rows 1, 3, 5, ...
+  Task *even = add({block(0, kRow, 8, 2 * kRow, NANORT_OUT)});
+  Task *odd = add({block(kRow, kRow, 8, 2 * kRow, NANORT_OUT)});
+  EXPECT_TRUE(is_ready(even) && is_ready(odd));
+  Task *all = add({in(0, 16 * kRow)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(odd).empty());
+  EXPECT_EQ(release(even), Tasks{all});
+}
+
+// ---------------------------------------------------------------------------------------------
+// History
+
+TEST_F(Domain, ClearForgetsHistory) {
+  Task *w = add({out(0, 100)});
+  Task *w2 = add({out(200, 100)});
+  EXPECT_EQ(domain_.fragment_count(), 2u);
+  release(w);
+  release(w2);
+  domain_.clear();
+  EXPECT_EQ(domain_.fragment_count(), 0u);
+  Task *r = add({in(0, 300)});
+  EXPECT_EQ(ready_, Tasks{r});
+}
+
+TEST_F(Domain, FragmentsFollowTheCuts) {
+  add({out(0, 100)});
+  EXPECT_EQ(domain_.fragment_count(), 1u);
+  add({in(25, 50)});
+  EXPECT_EQ(domain_.fragment_count(), 3u);
+  add({in(100, 50)});
+  EXPECT_EQ(domain_.fragment_count(), 4u);
+}
+
+TEST(DomainEdges, EdgesAreCountedWhenTheDomainGoes) {
+  const std::uint64_t before = DependencyDomain::total_edges();
+  auto *w = new Task();
+  auto *r1 = new Task();
+  auto *r2 = new Task();
+  w->accesses.push_back(out(0, 10));
+  r1->accesses.push_back(in(0, 10));
+  r2->accesses.push_back(in(0, 10));
+  {
+    DependencyDomain domain;
+    ReadyList ready;
+    domain.register_task(w, ready);
+    domain.register_task(r1, ready);
+    domain.register_task(r2, ready);
+    EXPECT_EQ(ready.size(), 1u);
+    ReadyList after;
+    domain.release(w, after);
+    EXPECT_EQ(after.size(), 2u);
+  }
+  EXPECT_EQ(DependencyDomain::total_edges() - before, 2u);
+  w->drop_ref();
+  r1->drop_ref();
+  r2->drop_ref();
+}
+
+}  // namespace
