@@ -78,10 +78,11 @@ class SmallVector {
     capacity_ = capacity;
   }
 
-  T inline_[N];
+  // The bookkeeping first: an empty vector touches one cache line, not its inline storage.
   T *data_ = inline_;
   std::size_t size_ = 0;
   std::size_t capacity_ = N;
+  T inline_[N];
 };
 
 }  // namespace nanort::rt

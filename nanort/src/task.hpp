@@ -40,46 +40,55 @@ struct ErrorList {
 struct Task {
   static constexpr std::size_t kInlineArgs = 96;
 
+  // The fields are ordered so that creating and running a task touch as few cache lines as
+  // possible (a task's memory usually comes from another thread's cache): the header that
+  // every task uses first, then the inline argument block, then what only some tasks need.
+
   // What and where.
   const nanort_task_site *site = nullptr;
   const char *label = nullptr;
   const char *file = nullptr;
-  int line = 0;
   const nanort_task_impl *impl = nullptr;  // chosen at submit
   Task *parent = nullptr;
+  int line = 0;
+  int priority = 0;
+
+  std::atomic<int> refs{1};
 
   // Dependences, guarded by the parent's domain lock.
-  int pending = 1;          // unfinished predecessors, plus one until registration ends
-  bool released = false;    // dependences released: successors no longer wait for it
+  int pending = 1;  // unfinished predecessors, plus one until registration ends
+  bool released = false;  // dependences released: successors no longer wait for it
   bool has_commutative = false;
-  SmallVector<Task *, 2> successors;
-  SmallVector<Access, 4> accesses;
 
-  // Hierarchy and lifetime.
-  std::atomic<int> refs{1};
-  std::atomic<int> alive{1};  // the body while it runs, plus each child not yet complete
+  // Flags.
+  bool undeferred = false;         // if(0): run by the creating thread
+  bool is_final = false;
+  bool is_root = false;            // the implicit task of a thread outside the runtime's tasks
+  bool counted_in_parent = true;   // false: run at once by its creator, not a pending child
+  bool args_constructed = false;   // site->args_destroy still owed
+  std::atomic<bool> ready_for_creator{false};
+  int ndrange_dims = 0;            // device launch: valid dimensions of the arrays below
+
+  unsigned char *args = nullptr;
+  std::size_t args_size = 0;
   std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
   std::atomic<ErrorList *> errors{nullptr};        // created with the first failure
-
-  // Scheduling.
-  int priority = 0;
-  bool undeferred = false;  // if(0): run by the creating thread
-  bool is_final = false;
-  bool is_root = false;     // the implicit task of a thread outside the runtime's tasks
-  bool counted_in_parent = true;  // false: run at once by its creator, not a pending child
-  std::atomic<bool> ready_for_creator{false};
-
-  // Device launch parameters (used by device backends).
-  int ndrange_dims = 0;
-  std::size_t ndrange_global[3] = {0, 0, 0};
-  std::size_t ndrange_local[3] = {0, 0, 0};
-  std::size_t shmem_bytes = 0;
+  std::size_t shmem_bytes = 0;                     // device launch: dynamic shared memory
 
   // Argument block: inline when small, 16-byte aligned either way.
-  std::size_t args_size = 0;
-  unsigned char *args = nullptr;
-  bool args_constructed = false;  // site->args_destroy still owed
   alignas(16) unsigned char inline_args[kInlineArgs];
+
+  SmallVector<Task *, 2> successors;  // guarded by the parent's domain lock
+  SmallVector<Access, 4> accesses;
+
+  // Device launch: the index space.
+  std::size_t ndrange_global[3];
+  std::size_t ndrange_local[3];
+
+  // The body while it runs, plus each child not yet complete. On a line of its own: the
+  // creator of children adds and the threads completing them subtract, all the time, and
+  // that must not evict the fields above that everyone reads.
+  alignas(64) std::atomic<int> alive{1};
 
   static void *operator new(std::size_t bytes);
   static void operator delete(void *memory) noexcept;

@@ -1,7 +1,8 @@
 // Observer: statistics (NANORT_STATS) and the Chrome/Perfetto trace (NANORT_TRACE).
 //
-// One lane per CPU worker slot, plus one for threads outside the workers; device lanes join
-// with the device backends. Recording costs nothing unless statistics or the trace are on.
+// One lane per pool thread, plus one shared by the threads that run tasks while they wait;
+// device lanes join with the device backends. Recording costs nothing unless statistics or
+// the trace are on.
 #pragma once
 
 #include <atomic>
