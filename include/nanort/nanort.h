@@ -14,9 +14,11 @@
  *     nanort_taskwait();
  *
  * Versioning: NANORT_ABI_VERSION grows by one with every incompatible change. Each task site
- * carries the version it was compiled against; the runtime refuses a site from another major
+ * carries the version it was compiled against; the runtime refuses a site from another
  * version with NANORT_ERROR_ABI_MISMATCH instead of misreading it. Structures only grow at the
- * end, and their first field says which version laid them out.
+ * end, and their first field says which version laid them out. The first four fields of
+ * nanort_task_site (abi_version, label, file, line) never change, so that the refusal can
+ * name the site.
  *
  * Threads: every function may be called from any thread, including from inside tasks (nested
  * tasks). No function throws; errors are status codes with a message from nanort_last_error().
@@ -142,7 +144,8 @@ typedef struct nanort_task_site {
   int line;             /* line of the pragma; 0 when unknown                    */
   const nanort_task_impl *impls;
   uint32_t num_impls;
-  /* Called on the argument block once the task is done with it (C++ captures); may be NULL. */
+  /* Called on the argument block once a submitted task is done with it (C++ captures); may
+   * be NULL. Until submit the block is the caller's: a discarded task does not call it. */
   void (*args_destroy)(void *args);
 } nanort_task_site;
 
@@ -174,7 +177,8 @@ NANORT_API nanort_status nanort_task_access_2d(nanort_task *task, const void *ad
                                                size_t row_bytes, size_t rows,
                                                size_t stride_bytes, nanort_access_mode mode);
 
-/* Overrides the site's label (a string that outlives the task) and pragma location. */
+/* Overrides the site's label and pragma location (strings with static storage: statistics
+ * and traces keep them until the end). */
 NANORT_API void nanort_task_set_label(nanort_task *task, const char *label);
 NANORT_API void nanort_task_set_location(nanort_task *task, const char *file, int line);
 /* Higher runs earlier among ready tasks; default 0. */
@@ -192,7 +196,8 @@ NANORT_API void nanort_task_set_shmem(nanort_task *task, size_t bytes);
 /* Hands the task to the runtime and consumes the handle, whatever the outcome. Fails with
  * NANORT_ERROR_NO_DEVICE when no device can run any implementation of the task. */
 NANORT_API nanort_status nanort_task_submit(nanort_task *task);
-/* Drops a task that was created but not submitted. */
+/* Drops a task that was created but not submitted (site->args_destroy is not called: until
+ * submit the argument block is the caller's to clean up). */
 NANORT_API void nanort_task_discard(nanort_task *task);
 
 /* Whether the caller runs inside a final task (where new tasks run at once). */

@@ -115,7 +115,13 @@ class task {
     static_assert(alignof(Fn) <= 16, "task bodies aligned beyond 16 bytes are not supported");
     nanort_task *t = nanort_task_create(&detail::callable_site<Fn>::site, sizeof(Fn));
     if (!t) throw task_error(NANORT_ERROR_INVALID_ARGUMENT, nanort_last_error());
-    ::new (nanort_task_args(t)) Fn(std::forward<F>(body));
+    Fn *stored;
+    try {
+      stored = ::new (nanort_task_args(t)) Fn(std::forward<F>(body));
+    } catch (...) {
+      nanort_task_discard(t);
+      throw;
+    }
     nanort_task_set_label(t, label_);
     nanort_task_set_location(t, file_, line_);
     if (priority_ != 0) nanort_task_set_priority(t, priority_);
@@ -127,6 +133,7 @@ class task {
           a.rows == 1 ? nanort_task_access(t, a.address, a.row_bytes, a.mode)
                       : nanort_task_access_2d(t, a.address, a.row_bytes, a.rows, a.stride, a.mode);
       if (s != NANORT_SUCCESS) {
+        stored->~Fn();  // not submitted: the body is still ours to destroy
         nanort_task_discard(t);
         detail::check(s);
       }

@@ -1,6 +1,7 @@
 // The C ABI: argument checks, and the one place where exceptions become status codes.
 #include <nanort/nanort.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -15,10 +16,14 @@ using nanort::rt::Task;
 
 namespace {
 
-thread_local std::string last_error;
+// A plain buffer, not a std::string: it must stay usable in exit handlers, after the
+// thread's C++ objects are destroyed. Longer messages are cut.
+thread_local char last_error[4096];
 
-nanort_status fail(nanort_status status, std::string message) {
-  last_error = std::move(message);
+nanort_status fail(nanort_status status, const std::string &message) noexcept {
+  const std::size_t length = std::min(message.size(), sizeof last_error - 1);
+  std::memcpy(last_error, message.data(), length);
+  last_error[length] = '\0';
   return status;
 }
 
@@ -60,7 +65,7 @@ int as_int(const Enum &value) {
 
 extern "C" {
 
-const char *nanort_last_error(void) { return last_error.c_str(); }
+const char *nanort_last_error(void) { return last_error; }
 
 const char *nanort_status_string(nanort_status status) {
   switch (status) {
@@ -119,10 +124,11 @@ nanort_task *nanort_task_create(const nanort_task_site *site, size_t args_size) 
   Task *task = nullptr;
   guarded([&] {
     if (!site) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_create: site is NULL");
-    if (site->abi_version != NANORT_ABI_VERSION)
+    if (site->abi_version != NANORT_ABI_VERSION)  // only the site's first fields are stable
       return fail(NANORT_ERROR_ABI_MISMATCH,
-                  "task site '" + std::string(site->label ? site->label : "(unnamed)") +
-                      "' was compiled for nanort ABI " + std::to_string(site->abi_version) +
+                  "task site '" + std::string(site->label ? site->label : "(unnamed)") + "' (" +
+                      (site->file ? site->file : "?") + ":" + std::to_string(site->line) +
+                      ") was compiled for nanort ABI " + std::to_string(site->abi_version) +
                       ", this runtime speaks ABI " + std::to_string(NANORT_ABI_VERSION) +
                       "; rebuild the program against this runtime");
     if (site->num_impls > 0 && !site->impls)
@@ -190,21 +196,24 @@ void nanort_task_set_final(nanort_task *task, int is_final) {
 nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
                                       const size_t *local) {
   if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_set_ndrange: task is NULL");
-  Task *t = as_task(task);
-  if (dims < 1 || dims > 3 || !global)
-    return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                t->describe() + ": ndrange needs 1 to 3 dimensions and global sizes, got " +
-                    std::to_string(dims) + " dimension(s)");
-  for (int d = 0; d < dims; ++d) {
-    if (local && local[d] == 0)
+  return guarded([&] {
+    Task *t = as_task(task);
+    if (dims < 1 || dims > 3 || !global)
       return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                  t->describe() + ": ndrange local size of dimension " + std::to_string(d) +
-                      " is 0");
-    t->ndrange_global[d] = global[d];
-    t->ndrange_local[d] = local ? local[d] : 0;
-  }
-  t->ndrange_dims = dims;
-  return NANORT_SUCCESS;
+                  t->describe() + ": ndrange needs 1 to 3 dimensions and global sizes, got " +
+                      std::to_string(dims) + " dimension(s)");
+    for (int d = 0; d < dims; ++d)
+      if (local && local[d] == 0)
+        return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                    t->describe() + ": ndrange local size of dimension " + std::to_string(d) +
+                        " is 0");
+    for (int d = 0; d < dims; ++d) {
+      t->ndrange_global[d] = global[d];
+      t->ndrange_local[d] = local ? local[d] : 0;
+    }
+    t->ndrange_dims = dims;
+    return NANORT_SUCCESS;
+  });
 }
 
 void nanort_task_set_shmem(nanort_task *task, size_t bytes) {
@@ -213,6 +222,7 @@ void nanort_task_set_shmem(nanort_task *task, size_t bytes) {
 
 nanort_status nanort_task_submit(nanort_task *task) {
   if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_submit: task is NULL");
+  as_task(task)->args_constructed = true;  // from here on the argument block is the runtime's
   Runtime *runtime = nullptr;
   nanort_status status = guarded([&] {
     runtime = &Runtime::get();

@@ -36,7 +36,18 @@ const char *device_name(std::uint32_t kind) {
   }
 }
 
-void shutdown_at_exit() { Runtime::shutdown(); }
+void shutdown_at_exit() {
+  if (tls_current) {  // exit() inside a task: the other tasks cannot be waited for
+    std::fprintf(stderr, "nanort: exit called inside %s: no orderly stop, no statistics\n",
+                 tls_current->describe().c_str());
+    return;
+  }
+  try {
+    Runtime::shutdown();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "nanort: %s\n", e.what());
+  }
+}
 
 }  // namespace
 
@@ -62,6 +73,11 @@ bool Runtime::shutdown() {
   std::lock_guard<std::mutex> guard(lifecycle_mutex);
   Runtime *rt = instance.load(std::memory_order_acquire);
   if (!rt) return false;
+  if (tls_current || CpuWorkerPool::current_lane() >= 0)
+    // Stopping waits for every task, the caller's included: it can only happen outside.
+    throw std::logic_error("nanort_shutdown called inside " +
+                           (tls_current ? tls_current->describe() : std::string("a worker")) +
+                           "; the runtime stops only from outside its tasks");
   rt->stop();
   instance.store(nullptr, std::memory_order_release);
   stopped = true;
@@ -99,7 +115,7 @@ void Runtime::stop() {
     std::lock_guard<std::mutex> guard(roots_mutex_);
     roots = roots_;
   }
-  for (Task *root : roots) wait_until([root] { return root->alive.load() == 1; });
+  for (Task *root : roots) wait_for_children(root, 0);
   stopping_.store(true);
   idle_.notify_all();
   cpu_.reset();  // returns once no worker runs runtime code any more
@@ -125,7 +141,6 @@ Task *Runtime::current_task() {
   if (tls_current) return tls_current;
   if (!tls_root) {
     auto *root = new Task();
-    root->is_root = true;
     root->label = "implicit task of a thread";
     {
       std::lock_guard<std::mutex> guard(roots_mutex_);
@@ -145,6 +160,10 @@ Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
     task->line = site->line;
   }
   task->args_size = args_size;
+  if (args_size > (std::size_t(1) << 40)) {
+    delete task;
+    throw std::bad_alloc();
+  }
   if (args_size <= Task::kInlineArgs) {
     task->args = task->inline_args;
   } else {
@@ -154,7 +173,6 @@ Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
       throw std::bad_alloc();
     }
   }
-  task->args_constructed = true;
   return task;
 }
 
@@ -215,28 +233,24 @@ nanort_status Runtime::submit(Task *task) {
     parent->domain_for_children().register_task(task, ready);
 
   if (undeferred) {
-    push_ready(ready);  // marks the task ready for us if it is among them
-    wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
+    // 'ready' holds at most the task itself: if it is there, nothing to wait for.
+    if (ready.empty())
+      wait_until([task] { return task->ready_for_creator.load(std::memory_order_acquire); });
     execute(task, CpuWorkerPool::current_lane(), nullptr);
     task->drop_ref();
     return NANORT_SUCCESS;
   }
   if (!ready.empty() && scheduler_->size_hint() > ready_limit_) {
-    // Plenty of work is queued already: run this ready task here and now (work first), which
-    // costs no queueing and bounds the queue.
+    // Plenty of work is queued already: run this ready task (the only one 'ready' can hold)
+    // here and now (work first), which costs no queueing and bounds the queue.
     execute(task, CpuWorkerPool::current_lane(), nullptr);
   } else {
     push_ready(ready);
   }
-  if (static_cast<std::size_t>(parent->alive.load(std::memory_order_relaxed)) - 1 >
-      config_.tasks_in_flight) {
+  if (parent->children() > static_cast<std::int64_t>(config_.tasks_in_flight)) {
     // The creator runs far ahead of execution (tasks waiting for dependences): it helps, or
     // sleeps, until half of its children are done, which bounds memory.
-    const std::size_t resume = config_.tasks_in_flight / 2;
-    wait_until([parent, resume] {
-      return static_cast<std::size_t>(parent->alive.load(std::memory_order_acquire)) - 1 <=
-             resume;
-    });
+    wait_for_children(parent, static_cast<std::int64_t>(config_.tasks_in_flight / 2));
   }
   return NANORT_SUCCESS;
 }
@@ -259,12 +273,14 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     }
   }
   if (pushed) {
-    // Wake sleepers only for the tasks that the threads awake cannot take. The fence orders
-    // the push before the look at awake_ (a thread going to sleep looks the other way round).
+    // Wake sleepers for the tasks that the threads now polling for work cannot take (threads
+    // busy in a task body do not count: they may stay there for a long time). The fence
+    // orders the push before the look at spinning_; a thread that stops polling looks the
+    // other way round.
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const std::size_t queued = scheduler_->size_hint();
-    const std::size_t awake = static_cast<std::size_t>(std::max(0, awake_.load()));
-    if (queued > awake) idle_.notify(queued - awake);
+    const std::size_t spinning = static_cast<std::size_t>(std::max(0, spinning_.load()));
+    if (queued > spinning) idle_.notify(queued - spinning);
   }
   if (creator_waits) idle_.notify_all();
 }
@@ -310,7 +326,7 @@ void Runtime::run_body(Task *task, int lane) {
 
 void Runtime::execute(Task *task, int lane, Task **next) {
   run_body(task, lane);
-  if (!task->counted_in_parent && task->alive.load(std::memory_order_acquire) > 1) {
+  if (!task->counted_in_parent && task->children() > 0) {
     // Run at once but it left children running: from now on the parent waits for it too.
     task->parent->alive.fetch_add(1, std::memory_order_relaxed);
     task->counted_in_parent = true;
@@ -342,28 +358,39 @@ void Runtime::complete(Task *task, Task **next) {
   ReadyList ready;
   if (!task->accesses.empty()) parent->child_domain->release(task, ready);
   push_ready(ready, next);
-  // The parent's 'alive' counts its body and its unfinished children. Reaching 0: the parent
-  // completes too. Reaching 1: a taskwait in its body may go on. Crossing the in-flight bound
-  // on the way down: a creator throttled there may go on. (Nothing of the parent is touched
-  // after the decrement unless it completes: a waiter may end the parent's body at once.)
-  const int before = parent->alive.fetch_sub(1, std::memory_order_acq_rel);
+  // The parent's 'alive' counts its body, its unfinished children and its waiters. Reaching
+  // 0: the parent completes too. With a waiter, reaching no children (taskwait) or the
+  // resume mark of the in-flight bound: wake it. (Nothing of the parent is touched after
+  // the decrement unless it completes: a waiter may end the parent's body at once.)
+  const std::int64_t before = parent->alive.fetch_sub(1, std::memory_order_acq_rel);
   task->drop_ref();
   if (before == 1) {
     complete(parent, next);
     return;
   }
-  if (before == 2 || static_cast<std::size_t>(before) == config_.tasks_in_flight / 2 + 2)
-    idle_.notify_all();
+  if (before >= Task::kWaiter) {
+    const std::int64_t children_left = before % Task::kWaiter - 2;
+    if (children_left == 0 ||
+        children_left == static_cast<std::int64_t>(config_.tasks_in_flight / 2))
+      idle_.notify_all();
+  }
+}
+
+void Runtime::wait_for_children(Task *task, std::int64_t at_most) {
+  if (task->children() <= at_most) return;
+  task->alive.fetch_add(Task::kWaiter);  // completing children now know to wake us
+  wait_until([task, at_most] { return task->children() <= at_most; });
+  task->alive.fetch_sub(Task::kWaiter);
 }
 
 template <class Done>
 void Runtime::help_until(int lane, Done done) {
-  // Run ready tasks; when there are none, poll for a while, then sleep until a push or the
-  // event 'done' waits for. 'awake_' counts the threads that will look at the queue soon.
+  // Run ready tasks; when there are none, poll for a while (counted in spinning_, so that a
+  // push knows someone will see it), then sleep until a push or the event 'done' waits for.
   const std::uint64_t spin_ns = static_cast<std::uint64_t>(config_.spin_us) * 1000;
-  awake_.fetch_add(1);
   while (!done()) {
     if (run_one(lane)) continue;
+    spinning_.fetch_add(1);
     const std::uint64_t deadline = Observer::now_ns() + spin_ns;
     bool progress = false;
     for (int polls = 0; !progress; ++polls) {
@@ -371,12 +398,9 @@ void Runtime::help_until(int lane, Done done) {
       NANORT_CPU_RELAX();
       if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
     }
-    if (progress) continue;
-    awake_.fetch_sub(1);
-    idle_.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
-    awake_.fetch_add(1);
+    spinning_.fetch_sub(1);
+    if (!progress) idle_.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
   }
-  awake_.fetch_sub(1);
 }
 
 template <class Done>
@@ -401,8 +425,7 @@ nanort_status Runtime::collect_errors(Task *task) {
 
 nanort_status Runtime::taskwait(bool /*flush: device data arrives with the device backends*/) {
   Task *task = current_task();
-  // Every child done: only the body's own count is left.
-  wait_until([task] { return task->alive.load(std::memory_order_acquire) == 1; });
+  wait_for_children(task, 0);
   if (task->child_domain) task->child_domain->clear();
   return collect_errors(task);
 }

@@ -81,6 +81,8 @@ class Runtime {
   void help_until(int lane, Done done);
   template <class Done>
   void wait_until(Done done);
+  // Runs tasks or sleeps until 'task' has at most 'at_most' unfinished children.
+  void wait_for_children(Task *task, std::int64_t at_most);
   void worker_loop(int lane);
   nanort_status collect_errors(Task *task);
 
@@ -91,13 +93,12 @@ class Runtime {
   std::unique_ptr<CpuWorkerPool> cpu_;
   // Written while the program runs: each on a cache line of its own, away from the fields
   // above that every task creation reads.
-  alignas(64) std::atomic<int> awake_{0};  // threads running or polling for tasks, not asleep
+  alignas(64) std::atomic<int> spinning_{0};  // threads polling for work (not busy, not asleep)
   alignas(64) std::atomic<bool> stopping_{false};
   std::size_t ready_limit_ = 0;  // queued tasks past which creators run ready tasks at once
   alignas(64) IdleWaiters idle_;
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
-  std::atomic<std::uint64_t> edges_done_{0};
 };
 
 }  // namespace nanort::rt

@@ -63,7 +63,6 @@ struct Task {
   // Flags.
   bool undeferred = false;         // if(0): run by the creating thread
   bool is_final = false;
-  bool is_root = false;            // the implicit task of a thread outside the runtime's tasks
   bool counted_in_parent = true;   // false: run at once by its creator, not a pending child
   bool args_constructed = false;   // site->args_destroy still owed
   std::atomic<bool> ready_for_creator{false};
@@ -85,10 +84,17 @@ struct Task {
   std::size_t ndrange_global[3];
   std::size_t ndrange_local[3];
 
-  // The body while it runs, plus each child not yet complete. On a line of its own: the
-  // creator of children adds and the threads completing them subtract, all the time, and
-  // that must not evict the fields above that everyone reads.
-  alignas(64) std::atomic<int> alive{1};
+  // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
+  // waiting for the children (so that completing children know whether to wake anyone). On
+  // a line of its own: the creator of children adds and the threads completing them
+  // subtract, all the time, and that must not evict the fields above that everyone reads.
+  static constexpr std::int64_t kWaiter = std::int64_t(1) << 40;
+  alignas(64) std::atomic<std::int64_t> alive{1};
+
+  // Children not yet complete, seen from the task's own body (or from a root's thread).
+  std::int64_t children() const {
+    return alive.load(std::memory_order_acquire) % kWaiter - 1;
+  }
 
   static void *operator new(std::size_t bytes);
   static void operator delete(void *memory) noexcept;

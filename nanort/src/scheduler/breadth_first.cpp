@@ -40,13 +40,10 @@ class BreadthFirst final : public SchedulerPolicy {
       auto highest = std::prev(prioritised_.end());
       if (highest->first > 0 || normal_.empty()) return take(highest);
     }
-    if (!normal_.empty()) {
-      Task *task = normal_.front();
-      normal_.pop_front();
-      return task;
-    }
-    if (!prioritised_.empty()) return take(std::prev(prioritised_.end()));
-    return nullptr;
+    if (normal_.empty()) return nullptr;
+    Task *task = normal_.front();
+    normal_.pop_front();
+    return task;
   }
 
   using Buckets = std::map<int, std::deque<Task *>>;
