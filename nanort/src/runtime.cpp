@@ -390,6 +390,14 @@ void Runtime::help_until(int lane, Done done) {
   const std::uint64_t spin_ns = static_cast<std::uint64_t>(config_.spin_us) * 1000;
   while (!done()) {
     if (run_one(lane)) continue;
+    // A short look first, unannounced: work often follows within a microsecond, and not
+    // writing spinning_ then keeps that line quiet for the threads that push.
+    bool found = false;
+    for (int polls = 0; polls < 256 && !found; ++polls) {
+      found = done() || scheduler_->size_hint() > 0;
+      NANORT_CPU_RELAX();
+    }
+    if (found) continue;
     spinning_.fetch_add(1);
     const std::uint64_t deadline = Observer::now_ns() + spin_ns;
     bool progress = false;
