@@ -54,6 +54,12 @@ int main(int argc, char **argv) {
   const int idle_ms = argc > 2 ? std::atoi(argv[2]) : 2;
   const int threads = static_cast<int>(std::thread::hardware_concurrency());
 
+  // Start both systems before measuring: the first task would otherwise pay for start-up
+  // (hwloc's topology, thread creation), which is not a wake-up.
+  if (nanort_init() != NANORT_SUCCESS) {
+    std::fprintf(stderr, "wake_latency: %s\n", nanort_last_error());
+    return 1;
+  }
   Summary ours = measure(
       rounds, idle_ms,
       [](Clock::time_point start, std::atomic<long> &started) {
@@ -63,6 +69,8 @@ int main(int argc, char **argv) {
   nanort_shutdown();
 
   tbb::task_arena arena(threads, 1);
+  arena.initialize();
+  arena.enqueue([] {});
   Summary tbb = measure(
       rounds, idle_ms,
       [&arena](Clock::time_point start, std::atomic<long> &started) {
