@@ -29,11 +29,13 @@ CpuWorkerPool::CpuWorkerPool(int workers, bool bind, const Topology &topology,
     tbb_->parallelism = std::make_unique<tbb::global_control>(
         tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(workers_));
   if (pool_threads() == 0) return;  // one worker: the waiting thread runs every task
-  tbb_->arena.initialize(pool_threads(), /*reserved_for_masters=*/0);
+  // One slot more than pool threads, reserved for a master that never comes: oneTBB gives an
+  // arena of concurrency 1 without a master slot no worker thread at all.
+  tbb_->arena.initialize(workers_, /*reserved_for_masters=*/1);
   loops_not_done_.store(pool_threads());
   for (int i = 0; i < pool_threads(); ++i)
     tbb_->arena.enqueue([this, bind, &topology] {
-      tls_lane = tbb::this_task_arena::current_thread_index();
+      tls_lane = tbb::this_task_arena::current_thread_index() - 1;  // slot 0 is the master's
       // The loop keeps its TBB thread until the runtime stops, so binding it here binds the
       // worker for good (core = lane; the waiting threads keep their own affinity).
       if (bind) topology.bind_thread_to_core(tls_lane);

@@ -1,0 +1,29 @@
+// The pool threads run tasks by themselves: a task submitted while the submitting thread is
+// busy elsewhere (not waiting in the runtime) must run, on pool worker 0. With two workers
+// the pool has a single thread, the configuration of a two-core machine.
+#include <nanort/nanort.h>
+#include <nanort/nanort.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace {
+
+TEST(Pool, ThePoolRunsTasksWhileTheCreatorIsBusy) {
+  ASSERT_EQ(nanort_device_count(NANORT_DEVICE_SMP), 2);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> worker{-2};
+    nanort::task("on the pool").spawn([&worker] { worker = nanort_current_worker(); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (worker.load() == -2 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    ASSERT_EQ(worker.load(), 0) << "round " << round
+                                << ": the task did not run on the pool thread within 5 s";
+    nanort::taskwait();
+  }
+}
+
+}  // namespace
