@@ -65,12 +65,7 @@ class IntervalMap {
   template <class Visit>
   void overlapping(std::uintptr_t start, std::uintptr_t end, Visit &&visit) {
     if (start >= end) return;
-    auto it = fragments_.upper_bound(start);
-    if (it != fragments_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.end > start) it = prev;
-    }
-    for (; it != fragments_.end() && it->first < end; ++it)
+    for (auto it = first_overlapping(start); it != fragments_.end() && it->first < end; ++it)
       visit(it->first, it->second.end, it->second.value);
   }
 
@@ -78,11 +73,7 @@ class IntervalMap {
   template <class Drop>
   void erase_overlapping_if(std::uintptr_t start, std::uintptr_t end, Drop &&drop) {
     if (start >= end) return;
-    auto it = fragments_.upper_bound(start);
-    if (it != fragments_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.end > start) it = prev;
-    }
+    auto it = first_overlapping(start);
     while (it != fragments_.end() && it->first < end)
       it = drop(it->second.value) ? fragments_.erase(it) : std::next(it);
   }
@@ -100,6 +91,16 @@ class IntervalMap {
   const Map &fragments() const { return fragments_; }
 
  private:
+  // The first fragment that ends after 'start' (it may begin before it).
+  typename Map::iterator first_overlapping(std::uintptr_t start) {
+    auto it = fragments_.upper_bound(start);
+    if (it != fragments_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second.end > start) return prev;
+    }
+    return it;
+  }
+
   // Splits the fragment containing 'at' (if it starts before 'at') and returns the first
   // fragment starting at or after 'at'.
   typename Map::iterator split_at(std::uintptr_t at) {
