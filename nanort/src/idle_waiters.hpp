@@ -36,11 +36,15 @@ class IdleWaiters {
   // (for an event that one particular sleeper waits for).
   void notify(std::size_t n) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    notify_after_fence(n);
+  }
+  void notify_all() { notify(INT_MAX); }
+  // For a caller that has just issued the fence itself.
+  void notify_after_fence(std::size_t n) {
     if (sleepers_.load() == 0) return;
     epoch_.fetch_add(1);
     futex(FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : static_cast<std::uint32_t>(n));
   }
-  void notify_all() { notify(INT_MAX); }
 
  private:
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));

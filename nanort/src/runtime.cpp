@@ -280,7 +280,7 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const std::size_t queued = scheduler_->size_hint();
     const std::size_t spinning = static_cast<std::size_t>(std::max(0, spinning_.load()));
-    if (queued > spinning) idle_.notify(queued - spinning);
+    if (queued > spinning) idle_.notify_after_fence(queued - spinning);
   }
   if (creator_waits) idle_.notify_all();
 }
