@@ -3,18 +3,10 @@
  * status, whatever the number. Prints "FAILED: ..." and exits 1 on a wrong answer. */
 #include <nanort/nanort.h>
 
+#include "c_check.h"
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)              \
-  do {                                \
-    if (!(cond)) {                    \
-      printf("FAILED: " __VA_ARGS__); \
-      printf("\n");                   \
-      ++failures;                     \
-    }                                 \
-  } while (0)
 
 static void set_one(void *args) { **(long **)args = 1; }
 static const nanort_task_impl impl = {NANORT_DEVICE_SMP, set_one, NULL, NULL, NULL, 0};

@@ -3,19 +3,11 @@
  * NANORT_TRACE=file to check the statistics and the trace (24 tasks in all). */
 #include <nanort/nanort.h>
 
+#include "c_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                  \
-  do {                                    \
-    if (!(cond)) {                        \
-      printf("FAILED: " __VA_ARGS__);     \
-      printf("\n");                       \
-      ++failures;                         \
-    }                                     \
-  } while (0)
 
 struct chain_args { long *counter; long step; };
 static void chain(void *p) {
