@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git python3
   libtbb-dev libhwloc-dev
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd   # OpenCL: the ICD loader, PoCL's CPU device
   libgtest-dev libbenchmark-dev
   libstarpu-dev                 # side-by-side benchmarks
 )

@@ -177,6 +177,19 @@ NANORT_API nanort_status nanort_task_access_2d(nanort_task *task, const void *ad
                                                size_t row_bytes, size_t rows,
                                                size_t stride_bytes, nanort_access_mode mode);
 
+/* Device tasks: data to have on the device without ordering the task by it (OmpSs copy_in:
+ * NANORT_IN, copy_out: NANORT_OUT, copy_inout: NANORT_INOUT). A copy of the same bytes as a
+ * dependence replaces the copy the dependence implies. */
+NANORT_API nanort_status nanort_task_copy(nanort_task *task, const void *address, size_t size,
+                                          nanort_access_mode mode);
+NANORT_API nanort_status nanort_task_copy_2d(nanort_task *task, const void *address,
+                                             size_t row_bytes, size_t rows, size_t stride_bytes,
+                                             nanort_access_mode mode);
+/* copy_deps(1), the default: a device task has the data of its dependences copied to the
+ * device (and its results back when the host needs them). 0 (no_copy_deps): only what
+ * nanort_task_copy names moves; CPU tasks always see current host memory. */
+NANORT_API void nanort_task_set_copy_deps(nanort_task *task, int copy_deps);
+
 /* Overrides the site's label and pragma location (strings with static storage: statistics
  * and traces keep them until the end). */
 NANORT_API void nanort_task_set_label(nanort_task *task, const char *label);

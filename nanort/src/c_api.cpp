@@ -146,29 +146,69 @@ nanort_status nanort_task_access(nanort_task *task, const void *address, size_t 
   return nanort_task_access_2d(task, address, size, 1, size, mode);
 }
 
+namespace {
+
+// Checks an access or copy clause and returns its region (empty: nothing named).
+nanort_status checked_region(Task *t, const char *what, const void *address, size_t row_bytes,
+                             size_t rows, size_t stride_bytes, int mode_number,
+                             nanort::dc::Region &region) {
+  if (mode_number < NANORT_IN || mode_number > NANORT_COMMUTATIVE)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                t->describe() + ": " + what + " mode " + std::to_string(mode_number) +
+                    " is not one of in, out, inout, concurrent, commutative");
+  if (rows > 1 && stride_bytes < row_bytes)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                t->describe() + ": 2-D " + what + " with stride " + std::to_string(stride_bytes) +
+                    " bytes shorter than its rows (" + std::to_string(row_bytes) + " bytes)");
+  region = nanort::dc::Region::block(address, row_bytes, rows, stride_bytes);
+  if (!region.empty() && !address)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, t->describe() + ": " + what + " of a NULL address");
+  return NANORT_SUCCESS;
+}
+
+}  // namespace
+
 nanort_status nanort_task_access_2d(nanort_task *task, const void *address, size_t row_bytes,
                                     size_t rows, size_t stride_bytes, nanort_access_mode mode) {
   return guarded([&] {
     if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_access: task is NULL");
+    nanort::dc::Region region;
     const int mode_number = as_int(mode);
-    if (mode_number < NANORT_IN || mode_number > NANORT_COMMUTATIVE)
-      return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                  as_task(task)->describe() + ": access mode " + std::to_string(mode_number) +
-                      " is not one of in, out, inout, concurrent, commutative");
-    if (rows > 1 && stride_bytes < row_bytes)
-      return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                  as_task(task)->describe() + ": 2-D access with stride " +
-                      std::to_string(stride_bytes) + " bytes shorter than its rows (" +
-                      std::to_string(row_bytes) + " bytes)");
-    nanort::dc::Region region =
-        nanort::dc::Region::block(address, row_bytes, rows, stride_bytes);
+    if (nanort_status status = checked_region(as_task(task), "access", address, row_bytes, rows,
+                                              stride_bytes, mode_number, region))
+      return status;
     if (region.empty()) return NANORT_SUCCESS;  // nothing named, nothing to order
-    if (!address)
-      return fail(NANORT_ERROR_INVALID_ARGUMENT,
-                  as_task(task)->describe() + ": access to a NULL address");
     as_task(task)->accesses.push_back({region, static_cast<nanort_access_mode>(mode_number)});
     return NANORT_SUCCESS;
   });
+}
+
+nanort_status nanort_task_copy(nanort_task *task, const void *address, size_t size,
+                               nanort_access_mode mode) {
+  return nanort_task_copy_2d(task, address, size, 1, size, mode);
+}
+
+nanort_status nanort_task_copy_2d(nanort_task *task, const void *address, size_t row_bytes,
+                                  size_t rows, size_t stride_bytes, nanort_access_mode mode) {
+  return guarded([&] {
+    if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_copy: task is NULL");
+    nanort::dc::Region region;
+    const int mode_number = as_int(mode);
+    if (mode_number > NANORT_INOUT)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  as_task(task)->describe() + ": copy mode " + std::to_string(mode_number) +
+                      " is not one of in, out, inout");
+    if (nanort_status status = checked_region(as_task(task), "copy", address, row_bytes, rows,
+                                              stride_bytes, mode_number, region))
+      return status;
+    if (!region.empty())
+      as_task(task)->copies.push_back({region, static_cast<nanort_access_mode>(mode_number)});
+    return NANORT_SUCCESS;
+  });
+}
+
+void nanort_task_set_copy_deps(nanort_task *task, int copy_deps) {
+  if (task) as_task(task)->copy_deps = copy_deps != 0;
 }
 
 void nanort_task_set_label(nanort_task *task, const char *label) {

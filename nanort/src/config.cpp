@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,20 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_TASKS_IN_FLIGHT", "65536",
        "unfinished children of one task past which its creator helps or waits until half are "
        "done (bounds memory when creation runs far ahead)"},
+      {"NANORT_OPENCL_DEVICES", "all",
+       "OpenCL devices to use: all, none, or a comma list of selectors, each an index (as "
+       "nanort-info lists them) or conditions joined by '+': platform:TEXT, vendor:TEXT, "
+       "name:TEXT, type:gpu|cpu|accelerator (e.g. type:gpu, 0,2, platform:portable+type:cpu)"},
+      {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",
+       "folder of the on-disk cache of OpenCL program binaries (private to the user); off: no "
+       "cache"},
+      {"NANORT_DEVICE_MEMORY", "90%",
+       "memory each device may hold for task data: a size (bytes, or with K, M, G), a percent "
+       "of the device's memory, or a comma list of NAME=LIMIT for single devices (e.g. "
+       "512M,opencl1=64K); past it, least recently used data is evicted"},
+      {"NANORT_DEVICE_IN_FLIGHT", "4",
+       "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
+       "while the device computes"},
   };
   return table;
 }
@@ -53,7 +68,59 @@ bool parse_flag(const char *name, const char *text) {
   throw ConfigError(std::string(name) + "='" + text + "' is not one of 1, yes, true, 0, no, false");
 }
 
+// "512M", "64K", "1G", "4096" or "50%".
+MemoryLimit parse_limit(const std::string &text) {
+  const char *name = "NANORT_DEVICE_MEMORY";
+  MemoryLimit limit;
+  char *end = nullptr;
+  errno = 0;
+  const double number = std::strtod(text.c_str(), &end);
+  std::string unit = end ? end : "";
+  bool ok = errno == 0 && end != text.c_str() && number >= 0;
+  if (ok && unit == "%") {
+    ok = number > 0 && number <= 100;
+    limit.fraction = number / 100;
+  } else if (ok) {
+    double scale = 1;
+    if (unit == "K" || unit == "k") scale = 1024.0;
+    else if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
+    else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+    else ok = unit.empty();
+    limit.bytes = static_cast<std::size_t>(number * scale);
+    ok = ok && limit.bytes > 0;
+  }
+  if (!ok)
+    throw ConfigError(std::string(name) + ": '" + text +
+                      "' is not a size (e.g. 4096, 64K, 512M, 2G) or a percent (e.g. 50%)");
+  return limit;
+}
+
+std::vector<MemoryLimit> parse_memory_limits(const std::string &text) {
+  std::vector<MemoryLimit> limits;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    begin = comma + 1;
+    const std::size_t equals = item.find('=');
+    MemoryLimit limit = parse_limit(equals == std::string::npos ? item : item.substr(equals + 1));
+    if (equals != std::string::npos) limit.device = item.substr(0, equals);
+    limits.push_back(limit);
+  }
+  return limits;
+}
+
 }  // namespace
+
+std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::string &device,
+                             std::size_t memory) {
+  std::size_t limit = static_cast<std::size_t>(static_cast<double>(memory) * 0.9);
+  for (const MemoryLimit &entry : limits)
+    if (entry.device.empty() || entry.device == device)
+      limit = entry.bytes ? entry.bytes
+                          : static_cast<std::size_t>(static_cast<double>(memory) * entry.fraction);
+  return std::max<std::size_t>(limit, 1);
+}
 
 Config read_config(std::vector<std::string> &warnings) {
   Config config;
@@ -85,6 +152,12 @@ Config read_config(std::vector<std::string> &warnings) {
   if (const char *v = std::getenv("NANORT_TASKS_IN_FLIGHT"))
     config.tasks_in_flight =
         static_cast<std::size_t>(parse_integer("NANORT_TASKS_IN_FLIGHT", v, 2, 1L << 30));
+
+  if (const char *v = std::getenv("NANORT_OPENCL_DEVICES")) config.opencl_devices = v;
+  if (const char *v = std::getenv("NANORT_DEVICE_IN_FLIGHT"))
+    config.device_in_flight = static_cast<int>(parse_integer("NANORT_DEVICE_IN_FLIGHT", v, 1, 64));
+  if (const char *v = std::getenv("NANORT_DEVICE_MEMORY"); v && *v)
+    config.device_memory = parse_memory_limits(v);
 
   for (char **entry = environ; entry && *entry; ++entry) {
     if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;

@@ -21,6 +21,18 @@ struct EnvVar {
 
 const std::vector<EnvVar> &environment_table();
 
+// A device memory limit from NANORT_DEVICE_MEMORY: for one device by name ("opencl1") or for
+// all (empty name); in bytes, or as a fraction of the device's memory.
+struct MemoryLimit {
+  std::string device;
+  std::size_t bytes = 0;
+  double fraction = 0;  // used when bytes == 0
+};
+
+// The limit that applies to 'device' with 'memory' bytes (90% of it by default).
+std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::string &device,
+                             std::size_t memory);
+
 struct Config {
   int cpu_workers = 0;               // 0: one per logical CPU
   std::string scheduler = "breadth-first";
@@ -30,6 +42,9 @@ struct Config {
   int spin_us = 50;                  // idle workers poll this long before sleeping
   std::size_t ready_per_worker = 64;  // past this many queued per worker, creators run tasks
   std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
+  std::string opencl_devices = "all";  // selection, see opencl_device.hpp
+  int device_in_flight = 4;            // tasks staged or running per device
+  std::vector<MemoryLimit> device_memory;  // later entries win
 };
 
 class ConfigError : public std::runtime_error {

@@ -11,7 +11,11 @@
 #include <stdexcept>
 
 #include "cpu/cpu_worker_pool.hpp"
+#include "device/accelerator.hpp"
+#include "device/device_manager.hpp"
 #include "observe/observer.hpp"
+#include "opencl/opencl_device.hpp"
+#include "opencl/opencl_program_cache.hpp"
 #include "scheduler/scheduler.hpp"
 #include "spin_lock.hpp"
 #include "topology/topology.hpp"
@@ -47,6 +51,30 @@ void shutdown_at_exit() {
   } catch (const std::exception &e) {
     std::fprintf(stderr, "nanort: %s\n", e.what());
   }
+}
+
+// Shows the directory's copies in the trace, on the lane of the device involved.
+class TraceCopies final : public dc::CopyListener {
+ public:
+  TraceCopies(Observer &observer, int first_device_lane)
+      : observer_(observer), first_device_lane_(first_device_lane) {}
+  void copy_started(dc::SpaceId from, dc::SpaceId to, std::size_t bytes) override {
+    const dc::SpaceId device = to != dc::kHost ? to : from;
+    const char *what = from == dc::kHost ? "copy to device"
+                       : to == dc::kHost ? "copy to host"
+                                         : "copy from another device";
+    observer_.copy_started(first_device_lane_ + static_cast<int>(device) - 1, what, bytes);
+  }
+
+ private:
+  Observer &observer_;
+  int first_device_lane_;
+};
+
+std::string to_mib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1 << 20));
+  return text;
 }
 
 }  // namespace
@@ -88,19 +116,44 @@ bool Runtime::shutdown() {
 Runtime::Runtime() {
   std::vector<std::string> warnings;
   config_ = read_config(warnings);
-  for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
   topology_ = std::make_unique<Topology>();
   if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
   scheduler_ = make_scheduler(config_.scheduler);
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
+  open_devices(warnings);
+  for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
 
-  // Lanes: one per pool thread, then one for waiting threads (the main thread's taskwait).
+  // Lanes: one per pool thread, then one for waiting threads (the main thread's taskwait),
+  // then one per device.
   std::vector<std::string> lanes;
   for (int i = 0; i + 1 < config_.cpu_workers; ++i)
     lanes.push_back("cpu worker " + std::to_string(i));
   lanes.push_back("cpu worker " + std::to_string(config_.cpu_workers - 1) +
                   " (waiting threads)");
-  observer_ = std::make_unique<Observer>(config_.stats, config_.trace_path, std::move(lanes));
+  for (const auto &accelerator : accelerators_) lanes.push_back(accelerator->name());
+  observer_ = std::make_unique<Observer>(config_.stats, config_.trace_path, std::move(lanes),
+                                         config_.cpu_workers - 1);
+
+  if (!accelerators_.empty()) {
+    std::vector<dc::SpaceSettings> spaces;
+    for (const auto &accelerator : accelerators_)
+      spaces.push_back({&accelerator->memory(),
+                        memory_limit_for(config_.device_memory, accelerator->name(),
+                                         accelerator->memory().memory_size())});
+    directory_ = std::make_unique<dc::Directory>(std::move(spaces));
+    if (observer_->recording()) {
+      copy_listener_ = std::make_unique<TraceCopies>(*observer_, config_.cpu_workers);
+      directory_->set_listener(copy_listener_.get());
+    }
+    int per_kind[NANORT_DEVICE_KIND_COUNT] = {};
+    for (std::size_t i = 0; i < accelerators_.size(); ++i) {
+      Accelerator &accelerator = *accelerators_[i];
+      managers_.push_back(std::make_unique<DeviceManager>(
+          *this, accelerator, *directory_, static_cast<dc::SpaceId>(i + 1),
+          per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
+          config_.device_in_flight));
+    }
+  }
 
   cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.bind_workers, *topology_,
                                          [this](int lane) { worker_loop(lane); });
@@ -116,9 +169,17 @@ void Runtime::stop() {
     roots = roots_;
   }
   for (Task *root : roots) wait_for_children(root, 0);
+  if (directory_) {
+    try {
+      directory_->flush();
+    } catch (const std::exception &e) {
+      std::cerr << "nanort: writing device data back at shutdown failed: " << e.what() << "\n";
+    }
+  }
   stopping_.store(true);
   idle_.notify_all();
-  cpu_.reset();  // returns once no worker runs runtime code any more
+  managers_.clear();  // each returns once its device is idle
+  cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
   for (Task *root : roots) {
     for (std::string &message : root->take_errors()) uncollected.push_back(std::move(message));
@@ -129,7 +190,7 @@ void Runtime::stop() {
               << " task failure(s) not collected by any taskwait:\n";
     for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
   }
-  observer_->finish(std::cerr, DependencyDomain::total_edges());
+  observer_->finish(std::cerr, DependencyDomain::total_edges(), memory_summary());
   for (Task *root : roots) root->drop_ref();
   roots_.clear();
 }
@@ -184,6 +245,11 @@ bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
       task->impl = &impl;
       return true;
     }
+    if (impl.device == NANORT_DEVICE_OPENCL && impl.kernel_name && impl.module &&
+        device_counts_[NANORT_DEVICE_OPENCL] > 0) {
+      task->impl = &impl;
+      return true;
+    }
   }
   why_not = task->describe() + " cannot run anywhere: it has ";
   if (task->site->num_impls == 0) why_not += "no implementation";
@@ -205,15 +271,20 @@ nanort_status Runtime::submit(Task *task) {
   Task *parent = current_task();
   task->parent = parent;
   observer_->task_created();
+  const bool device = is_device_task(task);
   if (parent->is_final) {
     task->is_final = true;  // descendants of a final task are final too
-    run_included(task);
-    return NANORT_SUCCESS;
+    if (!device) {
+      run_included(task);
+      return NANORT_SUCCESS;
+    }
+    task->undeferred = true;  // a kernel cannot run inline: it runs now and is waited for
   }
   task->has_commutative = false;
   for (const Access &access : task->accesses)
     task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
-  if (task->accesses.empty() && !task->undeferred && scheduler_->size_hint() > ready_limit_) {
+  if (!device && task->accesses.empty() && !task->undeferred &&
+      scheduler_->size_hint() > ready_limit_) {
     // Plenty of work is queued already and this task waits for nothing: run it here and now
     // (work first). The parent does not count it as a child unless it leaves children behind.
     task->counted_in_parent = false;
@@ -232,6 +303,12 @@ nanort_status Runtime::submit(Task *task) {
   else
     parent->domain_for_children().register_task(task, ready);
 
+  if (undeferred && device) {  // the device runs it; the creator waits for its end
+    push_ready(ready);
+    wait_until([task] { return task->finished.load(std::memory_order_acquire); });
+    task->drop_ref();
+    return NANORT_SUCCESS;
+  }
   if (undeferred) {
     // 'ready' holds at most the task itself: if it is there, nothing to wait for.
     if (ready.empty())
@@ -240,7 +317,7 @@ nanort_status Runtime::submit(Task *task) {
     task->drop_ref();
     return NANORT_SUCCESS;
   }
-  if (!ready.empty() && scheduler_->size_hint() > ready_limit_) {
+  if (!device && !ready.empty() && scheduler_->size_hint() > ready_limit_) {
     // Plenty of work is queued already: run this ready task (the only one 'ready' can hold)
     // here and now (work first), which costs no queueing and bounds the queue.
     execute(task, CpuWorkerPool::current_lane(), nullptr);
@@ -260,7 +337,11 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   std::size_t pushed = 0;
   bool creator_waits = false;
   for (Task *task : ready) {
-    if (task->undeferred) {
+    if (is_device_task(task)) {
+      const nanort_device_kind kind = static_cast<nanort_device_kind>(task->impl->device);
+      device_queues_[kind]->push(task);
+      for (const auto &manager : managers_) manager->notify();
+    } else if (task->undeferred) {
       task->ready_for_creator.store(true);
       creator_waits = true;
     } else if (next && !*next && scheduler_->size_hint() == 0) {
@@ -308,6 +389,7 @@ void Runtime::run_body(Task *task, int lane) {
   bool failed = false;
   if (task->impl) {
     try {
+      acquire_host_data(task);
       task->impl->smp_fn(task->args);
     } catch (const std::exception &e) {
       failed = true;
@@ -358,6 +440,8 @@ void Runtime::complete(Task *task, Task **next) {
   ReadyList ready;
   if (!task->accesses.empty()) parent->child_domain->release(task, ready);
   push_ready(ready, next);
+  task->finished.store(true, std::memory_order_release);
+  if (task->undeferred) idle_.notify_all();  // its creator may wait for it alone
   // The parent's 'alive' counts its body, its unfinished children and its waiters. Reaching
   // 0: the parent completes too. With a waiter, reaching no children (taskwait) or the
   // resume mark of the in-flight bound: wake it. (Nothing of the parent is touched after
@@ -431,10 +515,11 @@ nanort_status Runtime::collect_errors(Task *task) {
   throw TaskFailedError(text);
 }
 
-nanort_status Runtime::taskwait(bool /*flush: device data arrives with the device backends*/) {
+nanort_status Runtime::taskwait(bool flush) {
   Task *task = current_task();
   wait_for_children(task, 0);
   if (task->child_domain) task->child_domain->clear();
+  if (flush && directory_) directory_->flush();
   return collect_errors(task);
 }
 
@@ -449,12 +534,122 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
     if (addresses[i] && sizes[i])
       marker->accesses.push_back({dc::Region::contiguous(addresses[i], sizes[i]), NANORT_INOUT});
   submit(marker);
+  if (directory_)
+    for (std::size_t i = 0; i < count; ++i)
+      if (addresses[i] && sizes[i])
+        directory_->flush(dc::Region::contiguous(addresses[i], sizes[i]));
   return collect_errors(current_task());
 }
 
 int Runtime::device_count(nanort_device_kind kind) const {
   if (kind == NANORT_DEVICE_SMP) return cpu_ ? cpu_->workers() : 0;
-  return 0;  // CUDA and OpenCL devices come with their backends
+  return device_counts_[kind];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Devices
+
+void Runtime::open_devices(std::vector<std::string> &warnings) {
+  for (auto &queue : device_queues_) queue = make_scheduler(config_.scheduler);
+  if (config_.opencl_devices != "none") {
+    std::vector<opencl::DeviceInfo> found;
+    try {
+      found = opencl::list_devices();
+    } catch (const std::exception &e) {
+      warnings.push_back(std::string("OpenCL devices cannot be listed (") + e.what() +
+                         "); no OpenCL device is used");
+    }
+    std::vector<std::size_t> chosen;
+    try {
+      chosen = opencl::select_devices(found, config_.opencl_devices);
+    } catch (const std::invalid_argument &e) {
+      throw ConfigError("NANORT_OPENCL_DEVICES='" + config_.opencl_devices + "': " + e.what());
+    }
+    if (!chosen.empty()) {
+      program_cache_ =
+          std::make_unique<opencl::ProgramCache>(opencl::default_program_cache_folder());
+      if (!program_cache_->enabled() && !program_cache_->folder().empty())
+        warnings.push_back("OpenCL programs are not cached on disk: " +
+                           program_cache_->disabled_reason());
+      try {
+        for (auto &device : opencl::open_devices(found, chosen, *program_cache_))
+          accelerators_.push_back(std::move(device));
+      } catch (const std::exception &e) {
+        warnings.push_back(std::string("OpenCL devices cannot be opened (") + e.what() +
+                           "); no OpenCL device is used");
+        accelerators_.clear();
+      }
+    }
+  }
+  for (const auto &accelerator : accelerators_) ++device_counts_[accelerator->kind()];
+}
+
+bool Runtime::is_device_task(const Task *task) const {
+  return task->impl && task->impl->device != NANORT_DEVICE_SMP;
+}
+
+Task *Runtime::pop_device_task(nanort_device_kind kind, int device) {
+  return device_queues_[kind]->pop(device);
+}
+
+bool Runtime::device_work_waiting(nanort_device_kind kind) const {
+  return device_queues_[kind]->size_hint() > 0;
+}
+
+std::vector<dc::DataAccess> Runtime::device_data(const Task &task) const {
+  std::vector<dc::DataAccess> data;
+  auto add = [&](const Access &access) {
+    data.push_back({access.region, access.mode != NANORT_OUT, access.mode != NANORT_IN});
+  };
+  for (const Access &copy : task.copies) add(copy);
+  if (task.copy_deps)
+    for (const Access &access : task.accesses) {
+      bool replaced = false;  // a copy clause of the same bytes says how they move
+      for (const Access &copy : task.copies)
+        replaced = replaced || (copy.region.first() == access.region.first() &&
+                                copy.region.last_end() == access.region.last_end());
+      if (!replaced) add(access);
+    }
+  return data;
+}
+
+void Runtime::acquire_host_data(Task *task) {
+  if (!directory_ || directory_->host_holds_everything()) return;
+  std::vector<dc::DataAccess> data;
+  for (const Access &access : task->accesses)
+    data.push_back({access.region, access.mode != NANORT_OUT, access.mode != NANORT_IN});
+  for (const Access &copy : task->copies)
+    data.push_back({copy.region, copy.mode != NANORT_OUT, copy.mode != NANORT_IN});
+  directory_->acquire_host(data);
+}
+
+void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) {
+  if (observer_->recording()) observer_->task_ran(lane, *task, start_ns, Observer::now_ns(), failed);
+  task->destroy_args();
+  finish_body(task, nullptr);
+}
+
+std::string Runtime::memory_summary() const {
+  if (!directory_) return {};
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8s %8s %9s %9s %9s\n", "memory",
+                "to dev MiB", "to host", "from peer", "hits", "misses", "evictions",
+                "peak MiB", "limit MiB");
+  text += line;
+  for (dc::SpaceId space = 0; space < directory_->space_count(); ++space) {
+    const dc::TransferCounters c = directory_->counters(space);
+    const std::string name = space == dc::kHost ? "host" : accelerators_[space - 1]->name();
+    std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %9s %9s\n",
+                  name.c_str(), to_mib(c.bytes_to_device).c_str(),
+                  to_mib(c.bytes_to_host).c_str(), to_mib(c.bytes_from_peer).c_str(),
+                  static_cast<unsigned long long>(c.hits),
+                  static_cast<unsigned long long>(c.misses),
+                  static_cast<unsigned long long>(c.evictions), to_mib(c.peak_bytes).c_str(),
+                  space == dc::kHost ? "-" : to_mib(directory_->capacity(space)).c_str());
+    text += line;
+  }
+  return text;
 }
 
 int Runtime::current_worker() {

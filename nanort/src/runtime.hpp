@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nanort/dc/directory.hpp>
+
 #include "config.hpp"
 #include "dependencies.hpp"
 #include "idle_waiters.hpp"
@@ -23,10 +25,15 @@
 
 namespace nanort::rt {
 
+class Accelerator;
 class CpuWorkerPool;
+class DeviceManager;
 class Observer;
 class SchedulerPolicy;
 class Topology;
+namespace opencl {
+class ProgramCache;
+}
 
 // No device can run any implementation of a task.
 struct NoDeviceError : std::runtime_error {
@@ -63,12 +70,27 @@ class Runtime {
   // The task whose body the calling thread runs, else the thread's root task.
   Task *current_task();
 
+  // For device managers: the next ready task for a device, whether any waits, the data a
+  // device task moves, and the end of a device task (its failure already recorded).
+  Task *pop_device_task(nanort_device_kind kind, int device);
+  bool device_work_waiting(nanort_device_kind kind) const;
+  std::vector<dc::DataAccess> device_data(const Task &task) const;
+  void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
+
+  // The devices and the directory (null when there is no device), for nanort-info and tests.
+  const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
+  dc::Directory *directory() const { return directory_.get(); }
+
  private:
   Runtime();
   ~Runtime();
   void stop();
 
+  void open_devices(std::vector<std::string> &warnings);
   bool choose_implementation(Task *task, std::string &why_not) const;
+  bool is_device_task(const Task *task) const;
+  void acquire_host_data(Task *task);
+  std::string memory_summary() const;
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   bool run_one(int lane);
@@ -90,6 +112,14 @@ class Runtime {
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<Observer> observer_;
+  std::unique_ptr<opencl::ProgramCache> program_cache_;  // outlives the OpenCL devices
+  // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
+  std::vector<std::unique_ptr<Accelerator>> accelerators_;
+  std::unique_ptr<dc::Directory> directory_;  // null without devices
+  std::unique_ptr<dc::CopyListener> copy_listener_;
+  std::unique_ptr<SchedulerPolicy> device_queues_[NANORT_DEVICE_KIND_COUNT];
+  int device_counts_[NANORT_DEVICE_KIND_COUNT] = {};
+  std::vector<std::unique_ptr<DeviceManager>> managers_;
   std::unique_ptr<CpuWorkerPool> cpu_;
   // Written while the program runs: each on a cache line of its own, away from the fields
   // above that every task creation reads.

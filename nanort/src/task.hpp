@@ -84,6 +84,13 @@ struct Task {
   std::size_t ndrange_global[3];
   std::size_t ndrange_local[3];
 
+  // Device data: copy clauses (copy_in/out/inout), and whether the dependences are copied
+  // too (copy_deps, the default).
+  SmallVector<Access, 1> copies;
+  bool copy_deps = true;
+  // Set once complete, for a creator waiting for this task alone (an undeferred device task).
+  std::atomic<bool> finished{false};
+
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On
   // a line of its own: the creator of children adds and the threads completing them

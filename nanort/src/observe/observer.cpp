@@ -25,9 +25,10 @@ void write_json_string(std::ostream &out, const char *text) {
 }
 }  // namespace
 
-Observer::Observer(bool stats, std::string trace_path, std::vector<std::string> lane_names)
+Observer::Observer(bool stats, std::string trace_path, std::vector<std::string> lane_names,
+                   int shared_lane)
     : stats_(stats), trace_path_(std::move(trace_path)), start_ns_(now_ns()),
-      lanes_(lane_names.size()) {
+      lanes_(lane_names.size()), shared_lane_(shared_lane) {
   for (std::size_t i = 0; i < lane_names.size(); ++i) lanes_[i].name = std::move(lane_names[i]);
 }
 
@@ -43,7 +44,7 @@ void Observer::task_ran(int lane_index, const Task &task, std::uint64_t start_ns
   lane.tasks.fetch_add(1, std::memory_order_relaxed);
   lane.busy_ns.fetch_add(end_ns - start_ns, std::memory_order_relaxed);
   if (failed) lane.failed.fetch_add(1, std::memory_order_relaxed);
-  const bool shared = static_cast<std::size_t>(lane_index) + 1 == lanes_.size();
+  const bool shared = lane_index >= shared_lane_;  // threads in taskwait, copies on devices
   std::unique_lock<std::mutex> guard(lane.mutex, std::defer_lock);
   if (shared) guard.lock();
   const char *label = task.label ? task.label : "(unnamed)";
@@ -54,7 +55,16 @@ void Observer::task_ran(int lane_index, const Task &task, std::uint64_t start_ns
     lane.events.push_back(Event{label, task.file, task.line, start_ns, end_ns});
 }
 
-void Observer::finish(std::ostream &out, std::uint64_t dependence_edges) {
+void Observer::copy_started(int lane_index, const char *what, std::uint64_t bytes) {
+  if (trace_path_.empty()) return;
+  Lane &lane = lanes_[static_cast<std::size_t>(lane_index)];
+  const std::uint64_t now = now_ns();
+  std::lock_guard<std::mutex> guard(lane.mutex);
+  lane.events.push_back(Event{what, nullptr, 0, now, now, bytes});
+}
+
+void Observer::finish(std::ostream &out, std::uint64_t dependence_edges,
+                      const std::string &memory_table) {
   const std::uint64_t wall_ns = now_ns() - start_ns_;
   if (stats_) {
     char line[256];
@@ -99,6 +109,7 @@ void Observer::finish(std::ostream &out, std::uint64_t dependence_edges) {
                   static_cast<unsigned long long>(total),
                   static_cast<unsigned long long>(dependence_edges));
     out << line;
+    if (!memory_table.empty()) out << "  data moved by the directory:\n" << memory_table;
   }
   if (!trace_path_.empty()) write_trace(out);
 }
@@ -122,6 +133,14 @@ void Observer::write_trace(std::ostream &err) {
   file << std::fixed << std::setprecision(3);
   for (std::size_t i = 0; i < lanes_.size(); ++i) {
     for (const Event &e : lanes_[i].events) {
+      if (e.bytes) {  // a copy
+        file << ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":" << i
+             << ",\"cat\":\"copy\",\"name\":";
+        write_json_string(file, e.label);
+        file << ",\"ts\":" << (e.start_ns - start_ns_) * 1e-3 << ",\"args\":{\"bytes\":" << e.bytes
+             << "}}";
+        continue;
+      }
       file << ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":" << i << ",\"cat\":\"task\",\"name\":";
       write_json_string(file, e.label);
       file << ",\"ts\":" << (e.start_ns - start_ns_) * 1e-3

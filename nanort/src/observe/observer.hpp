@@ -1,8 +1,8 @@
 // Observer: statistics (NANORT_STATS) and the Chrome/Perfetto trace (NANORT_TRACE).
 //
-// One lane per pool thread, plus one shared by the threads that run tasks while they wait;
-// device lanes join with the device backends. Recording costs nothing unless statistics or
-// the trace are on.
+// One lane per pool thread, one shared by the threads that run tasks while they wait, and one
+// per device (its tasks, and the copies into and out of its memory as instant events).
+// Recording costs nothing unless statistics or the trace are on.
 #pragma once
 
 #include <atomic>
@@ -19,19 +19,25 @@ struct Task;
 
 class Observer {
  public:
-  Observer(bool stats, std::string trace_path, std::vector<std::string> lane_names);
+  // Lanes from 'shared_lane' + 1 on are device lanes.
+  Observer(bool stats, std::string trace_path, std::vector<std::string> lane_names,
+           int shared_lane);
 
   bool recording() const { return stats_ || !trace_path_.empty(); }
   static std::uint64_t now_ns();
 
   void task_ran(int lane, const Task &task, std::uint64_t start_ns, std::uint64_t end_ns,
                 bool failed);
+  // A copy of 'bytes' was started (the directory holds its lock: keep this short).
+  void copy_started(int lane, const char *what, std::uint64_t bytes);
   void task_created() {
     if (recording()) created_.fetch_add(1, std::memory_order_relaxed);
   }
 
   // At shutdown: the summary to 'out' (if stats are on) and the trace file (if named).
-  void finish(std::ostream &out, std::uint64_t dependence_edges);
+  // 'memory_table' (the directory's counters) is printed with the summary.
+  void finish(std::ostream &out, std::uint64_t dependence_edges,
+              const std::string &memory_table);
 
  private:
   struct Event {
@@ -39,6 +45,7 @@ class Observer {
     const char *file;
     int line;
     std::uint64_t start_ns, end_ns;
+    std::uint64_t bytes = 0;  // a copy: an instant event
   };
   struct LabelTotals {
     std::uint64_t tasks = 0, busy_ns = 0;
@@ -46,7 +53,7 @@ class Observer {
   struct alignas(64) Lane {
     std::string name;
     std::atomic<std::uint64_t> tasks{0}, busy_ns{0}, failed{0};
-    std::mutex mutex;  // taken only for the shared external lane
+    std::mutex mutex;  // taken only for the shared lane and device lanes
     std::vector<Event> events;
     std::unordered_map<const char *, LabelTotals> by_label;  // label strings are static
   };
@@ -57,6 +64,7 @@ class Observer {
   std::string trace_path_;
   std::uint64_t start_ns_;
   std::vector<Lane> lanes_;
+  int shared_lane_;
   std::atomic<std::uint64_t> created_{0};
 };
 

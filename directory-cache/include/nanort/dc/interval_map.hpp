@@ -85,6 +85,9 @@ class IntervalMap {
       it = drop(it->second.value) ? fragments_.erase(it) : std::next(it);
   }
 
+  // Cuts the fragment containing 'at', if one straddles it, so that a fragment starts there.
+  void cut(std::uintptr_t at) { split_at(at); }
+
   void clear() { fragments_.clear(); }
   std::size_t size() const { return fragments_.size(); }
   bool empty() const { return fragments_.empty(); }

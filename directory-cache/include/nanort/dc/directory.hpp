@@ -1,0 +1,194 @@
+// Directory: which memory spaces hold valid copies of which bytes of host memory, where the
+// device copies live, and the copies that keep them coherent.
+//
+// Space 0 is the host; spaces 1..n are devices, each seen through a MemorySpace. For every
+// byte ever named by a device task, a fragment records its valid set (coherence.hpp) and the
+// copies into a space that are still in flight. Each device keeps a cache of allocations:
+// each mirrors one host range, allocations of a space never overlap, and every byte valid on
+// a device lies inside one of its allocations. A device's allocations count against its
+// capacity; when a new one does not fit, free buffers are released, then the least recently
+// used allocations no task is using are evicted (their only valid bytes written back first).
+//
+// Use by a device's manager: stage() a task's data (allocations pinned, copies enqueued, the
+// completions to wait for returned), run the task after them, finish() once it is done (its
+// writes become the only valid copies, the allocations unpinned). CPU tasks call
+// acquire_host() first; taskwait calls flush(). All calls are thread-safe (one lock).
+#pragma once
+
+#include <nanort/dc/coherence.hpp>
+#include <nanort/dc/interval_map.hpp>
+#include <nanort/dc/memory_space.hpp>
+#include <nanort/dc/region.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nanort::dc {
+
+// One data access of a task as the directory sees it.
+struct DataAccess {
+  Region region;
+  bool reads = true;   // the task needs the current values
+  bool writes = true;  // the task changes them
+};
+
+// Where an access's first byte lives on the device.
+struct Placement {
+  DeviceBuffer buffer;
+  std::size_t offset = 0;  // from the start of 'buffer'
+};
+
+// Counted per memory space; for the host, only hits and misses.
+struct TransferCounters {
+  std::uint64_t bytes_to_device = 0;  // host -> this space
+  std::uint64_t bytes_to_host = 0;    // this space -> host
+  std::uint64_t bytes_from_peer = 0;  // another device -> this space, directly
+  std::uint64_t copies = 0;           // copy commands into or out of this space
+  std::uint64_t hits = 0;             // accesses that found every byte valid in place
+  std::uint64_t misses = 0;           // accesses that needed a copy
+  std::uint64_t evictions = 0;
+  std::uint64_t allocations = 0;      // device allocations made (reuse not counted)
+  std::uint64_t peak_bytes = 0;       // the most allocated at once
+};
+
+// A task's data cannot fit in a device's memory even with nothing else there.
+class DataTooLargeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SpaceSettings {
+  MemorySpace *memory = nullptr;  // not owned; outlives the directory
+  std::size_t capacity = 0;       // bytes this space may hold; 0: its memory size
+};
+
+struct DirectoryOptions {
+  std::size_t staging_chunk = std::size_t(4) << 20;      // bytes per staging buffer
+  std::size_t staging_threshold = std::size_t(256) << 10;  // smaller copies go direct
+};
+
+// What the directory knows of one fragment (for tests and messages).
+struct FragmentInfo {
+  SpaceMask valid = kHostOnly;
+  std::uint64_t version = 0;
+};
+
+// Observes the copies the directory makes (statistics, trace).
+class CopyListener {
+ public:
+  virtual ~CopyListener() = default;
+  virtual void copy_started(SpaceId from, SpaceId to, std::size_t bytes) = 0;
+};
+
+class Directory {
+ public:
+  struct Allocation;
+
+  // The data of one task staged in one space.
+  struct Staging {
+    SpaceId space = kHost;
+    std::vector<Placement> placements;  // one per access, in order
+    std::vector<CompletionPtr> ready;   // the task starts once these are done
+    std::vector<Allocation *> pinned;   // held until finish()
+  };
+  enum class StageResult { Staged, Busy };
+
+  // Device spaces 1..n in the order given.
+  explicit Directory(std::vector<SpaceSettings> spaces, DirectoryOptions options = {});
+  ~Directory();  // releases every device buffer and staging buffer; writes nothing back
+  Directory(const Directory &) = delete;
+  Directory &operator=(const Directory &) = delete;
+
+  SpaceId space_count() const { return static_cast<SpaceId>(spaces_.size()); }
+  MemorySpace &memory(SpaceId space) const { return *spaces_.at(space).memory; }
+  std::size_t capacity(SpaceId space) const { return spaces_.at(space).capacity; }
+  void set_listener(CopyListener *listener) { listener_ = listener; }
+
+  // Makes room for a task's accesses in 'space' and enqueues the copies of what it reads.
+  // Busy: not enough memory while other tasks hold theirs; nothing is held, try again once
+  // one of them finished. Throws DataTooLargeError when the data cannot fit at all.
+  StageResult stage(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
+  // The task staged in 'staging' is done: what it wrote is valid there alone.
+  void finish(std::span<const DataAccess> accesses, Staging &staging);
+  // Unpins without recording writes (the task never ran).
+  void abandon(Staging &staging);
+
+  // Before a CPU task: the bytes it reads are made valid on the host (waits for the copies);
+  // the bytes it writes are then valid on the host alone.
+  void acquire_host(std::span<const DataAccess> accesses);
+  // Host memory gets the latest values of every byte (or of 'region') and devices drop
+  // their copies; waits for the copies. Allocations stay cached for reuse.
+  void flush();
+  void flush(const Region &region);
+
+  // True when no byte is valid anywhere but on the host: CPU tasks need no directory work.
+  bool host_holds_everything() const { return tracked_.load(std::memory_order_acquire) == 0; }
+
+  TransferCounters counters(SpaceId space) const;
+  std::size_t used_bytes(SpaceId space) const;
+  FragmentInfo fragment_at(const void *address) const;
+
+ private:
+  struct FragmentState {
+    SpaceMask valid = kHostOnly;
+    std::uint64_t version = 0;
+    // Copies into a space still in flight (the space's copy is valid once they are done).
+    std::vector<std::pair<SpaceId, CompletionPtr>> pending;
+  };
+  struct Space {
+    MemorySpace *memory = nullptr;
+    std::size_t capacity = 0;
+    std::size_t used = 0;  // live allocations plus free buffers
+    std::map<std::uintptr_t, std::unique_ptr<Allocation>> allocations;  // by host start
+    std::multimap<std::size_t, DeviceBuffer> free_buffers;              // by size
+    SpaceMask direct = 0;  // spaces that copy into this one directly
+    int pinned = 0;        // allocations held by staged tasks
+    TransferCounters counters;
+    PinnedBuffer staging[2];  // made at the first large copy
+    CompletionPtr staging_busy[2];
+    bool staging_failed = false;
+  };
+
+  struct PlannedCopy;
+
+  Allocation *place(SpaceId space, std::uintptr_t start, std::uintptr_t end);
+  DeviceBuffer allocate(SpaceId space, std::size_t bytes, std::span<Allocation *const> keep);
+  void release(SpaceId space, DeviceBuffer buffer, std::size_t bytes);
+  bool evict_one(SpaceId space, std::span<Allocation *const> keep);
+  void drop_allocation(SpaceId space, Allocation *allocation);
+  Allocation &allocation_holding(SpaceId space, std::uintptr_t start, std::uintptr_t end);
+  void unpin(Staging &staging);
+
+  // Copies are planned fragment by fragment (contiguous ones with the same ends join) and
+  // then issued; issuing marks copies into devices as pending on their fragments.
+  void plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to, std::uintptr_t start,
+            std::uintptr_t end, FragmentState &fragment);
+  std::vector<CompletionPtr> issue(std::vector<PlannedCopy> &copies);
+  CompletionPtr write_staged(Space &space, DeviceBuffer target, std::size_t offset,
+                             const void *source, std::size_t bytes, Dependencies after);
+  CompletionPtr read_staged(Space &space, DeviceBuffer source, std::size_t offset, void *target,
+                            std::size_t bytes, Dependencies after);
+  bool staging_ready(Space &space);
+  static std::vector<CompletionPtr> pending_of(const FragmentState &fragment, SpaceId space);
+  static void forget_done_pending(FragmentState &fragment);
+  void write_back_and_drop(std::uintptr_t start, std::uintptr_t end);
+  void forget_host_only(std::uintptr_t start, std::uintptr_t end);
+
+  mutable std::mutex mutex_;
+  std::vector<Space> spaces_;  // [0] is the host
+  DirectoryOptions options_;
+  IntervalMap<FragmentState> fragments_;
+  std::atomic<std::size_t> tracked_{0};  // fragments_.size(), readable without the lock
+  std::uint64_t tick_ = 0;               // LRU clock
+  CopyListener *listener_ = nullptr;
+};
+
+}  // namespace nanort::dc

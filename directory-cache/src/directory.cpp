@@ -1,0 +1,584 @@
+#include <nanort/dc/directory.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace nanort::dc {
+
+struct Directory::Allocation {
+  std::uintptr_t start = 0, end = 0;  // the host range it mirrors
+  DeviceBuffer buffer;
+  int pins = 0;                        // staged tasks using it
+  std::uint64_t last_use = 0;
+  std::vector<CompletionPtr> users;    // copies out of it still in flight
+  std::size_t bytes() const { return end - start; }
+};
+
+namespace {
+
+void forget_done(std::vector<CompletionPtr> &completions) {
+  std::erase_if(completions, [](const CompletionPtr &c) { return c->poll(); });
+}
+
+std::string mebibytes(std::size_t bytes) {
+  return std::to_string((bytes + (std::size_t(1) << 19)) >> 20) + " MiB";
+}
+
+}  // namespace
+
+// One copy to make, gathered from contiguous fragments with the same source and target.
+struct Directory::PlannedCopy {
+  SpaceId from = kHost, to = kHost;
+  std::uintptr_t start = 0, end = 0;
+  Allocation *source = nullptr, *target = nullptr;  // device sides
+  std::vector<CompletionPtr> after;
+  std::vector<FragmentState *> fragments;  // to mark pending once issued
+};
+
+Directory::Directory(std::vector<SpaceSettings> spaces, DirectoryOptions options)
+    : spaces_(spaces.size() + 1), options_(options) {
+  if (spaces_.size() > kMaxSpaces)
+    throw std::invalid_argument("directory: at most " + std::to_string(kMaxSpaces - 1) +
+                                " device memory spaces");
+  for (std::size_t i = 0; i < spaces.size(); ++i) {
+    Space &space = spaces_[i + 1];
+    space.memory = spaces[i].memory;
+    if (!space.memory) throw std::invalid_argument("directory: a memory space is missing");
+    space.capacity = spaces[i].capacity ? spaces[i].capacity : space.memory->memory_size();
+  }
+  for (SpaceId to = 1; to < space_count(); ++to)
+    for (SpaceId from = 1; from < space_count(); ++from)
+      if (from != to && spaces_[to].memory->can_copy_from(*spaces_[from].memory))
+        spaces_[to].direct |= bit(from);
+}
+
+Directory::~Directory() {
+  for (SpaceId id = 1; id < space_count(); ++id) {
+    Space &space = spaces_[id];
+    try {
+      for (auto &[start, allocation] : space.allocations) {
+        for (const CompletionPtr &user : allocation->users) user->wait();
+        space.memory->free(allocation->buffer);
+      }
+      for (auto &[bytes, buffer] : space.free_buffers) space.memory->free(buffer);
+      for (int b = 0; b < 2; ++b) {
+        if (space.staging_busy[b]) space.staging_busy[b]->wait();
+        if (space.staging[b].host) space.memory->free_pinned(space.staging[b]);
+      }
+    } catch (...) {
+      // A failing device at exit: its memory goes with the process.
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Allocations
+
+Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::uintptr_t end) {
+  Space &space = spaces_[id];
+  std::vector<Allocation *> overlaps;
+  auto it = space.allocations.upper_bound(start);
+  if (it != space.allocations.begin() && std::prev(it)->second->end > start) --it;
+  for (; it != space.allocations.end() && it->first < end; ++it)
+    overlaps.push_back(it->second.get());
+  if (overlaps.size() == 1 && overlaps[0]->start <= start && overlaps[0]->end >= end) {
+    overlaps[0]->last_use = ++tick_;
+    return overlaps[0];
+  }
+  // A new allocation covering the range and every allocation it overlaps, which move into
+  // it: bytes stay where the valid sets say they are.
+  for (Allocation *old : overlaps)
+    if (old->pins) return nullptr;  // in use by a staged task: try again after it
+  std::uintptr_t low = start, high = end;
+  for (Allocation *old : overlaps) {
+    low = std::min(low, old->start);
+    high = std::max(high, old->end);
+  }
+  DeviceBuffer buffer = allocate(id, high - low, overlaps);
+  if (!buffer) return nullptr;
+  std::vector<CompletionPtr> moves;
+  for (Allocation *old : overlaps)
+    moves.push_back(space.memory->copy(old->buffer, 0, buffer, old->start - low, old->bytes(),
+                                       old->users));
+  for (const CompletionPtr &move : moves) move->wait();
+  for (Allocation *old : overlaps) drop_allocation(id, old);
+  auto allocation = std::make_unique<Allocation>();
+  allocation->start = low;
+  allocation->end = high;
+  allocation->buffer = buffer;
+  allocation->last_use = ++tick_;
+  Allocation *made = allocation.get();
+  space.allocations.emplace(low, std::move(allocation));
+  return made;
+}
+
+DeviceBuffer Directory::allocate(SpaceId id, std::size_t bytes,
+                                 std::span<Allocation *const> keep) {
+  Space &space = spaces_[id];
+  if (bytes > space.capacity)
+    throw DataTooLargeError("a task's data needs a device allocation of " + mebibytes(bytes) +
+                            " on " + space.memory->name() + ", whose memory limit is " +
+                            mebibytes(space.capacity));
+  if (auto reuse = space.free_buffers.find(bytes); reuse != space.free_buffers.end()) {
+    DeviceBuffer buffer = reuse->second;
+    space.free_buffers.erase(reuse);
+    return buffer;
+  }
+  // Room is made from free buffers first (largest first), then by evicting.
+  auto make_room = [&] {
+    if (!space.free_buffers.empty()) {
+      auto largest = std::prev(space.free_buffers.end());
+      release(id, largest->second, largest->first);
+      space.free_buffers.erase(largest);
+      return true;
+    }
+    return evict_one(id, keep);
+  };
+  for (;;) {
+    while (space.used + bytes > space.capacity)
+      if (!make_room()) return {};
+    if (DeviceBuffer buffer = space.memory->allocate(bytes)) {
+      space.used += bytes;
+      ++space.counters.allocations;
+      space.counters.peak_bytes = std::max<std::uint64_t>(space.counters.peak_bytes, space.used);
+      return buffer;
+    }
+    // The device has less free memory than the limit says (other allocations, other
+    // programs): make room below the limit too.
+    if (!make_room()) return {};
+  }
+}
+
+void Directory::release(SpaceId id, DeviceBuffer buffer, std::size_t bytes) {
+  spaces_[id].memory->free(buffer);
+  spaces_[id].used -= bytes;
+}
+
+bool Directory::evict_one(SpaceId id, std::span<Allocation *const> keep) {
+  Space &space = spaces_[id];
+  Allocation *victim = nullptr;
+  for (auto &[start, allocation] : space.allocations) {
+    if (allocation->pins || std::find(keep.begin(), keep.end(), allocation.get()) != keep.end())
+      continue;
+    if (!victim || allocation->last_use < victim->last_use) victim = allocation.get();
+  }
+  if (!victim) return false;
+  // Bytes valid only here go back to the host first.
+  std::vector<PlannedCopy> write_backs;
+  fragments_.overlapping(victim->start, victim->end,
+                         [&](std::uintptr_t start, std::uintptr_t end, FragmentState &fragment) {
+                           if (!(fragment.valid & bit(id))) return;
+                           const Transition t =
+                               coherence_transition(fragment.valid, CoherenceEvent::Evict, id, 0);
+                           if (t.copies) plan(write_backs, id, kHost, start, end, fragment);
+                           fragment.valid = t.valid;
+                           std::erase_if(fragment.pending,
+                                         [id](const auto &p) { return p.first == id; });
+                         });
+  for (const CompletionPtr &done : issue(write_backs)) done->wait();
+  ++space.counters.evictions;
+  forget_host_only(victim->start, victim->end);
+  drop_allocation(id, victim);
+  return true;
+}
+
+void Directory::drop_allocation(SpaceId id, Allocation *allocation) {
+  Space &space = spaces_[id];
+  for (const CompletionPtr &user : allocation->users) user->wait();
+  space.free_buffers.emplace(allocation->bytes(), allocation->buffer);
+  space.allocations.erase(allocation->start);
+}
+
+Directory::Allocation &Directory::allocation_holding(SpaceId id, std::uintptr_t start,
+                                                     std::uintptr_t end) {
+  auto &allocations = spaces_[id].allocations;
+  auto it = allocations.upper_bound(start);
+  if (it == allocations.begin() || std::prev(it)->second->end < end)
+    throw std::logic_error("directory: bytes valid on " + spaces_[id].memory->name() +
+                           " lie in no allocation of it");
+  return *std::prev(it)->second;
+}
+
+void Directory::unpin(Staging &staging) {
+  Space &space = spaces_[staging.space];
+  for (Allocation *allocation : staging.pinned) {
+    if (--allocation->pins == 0) --space.pinned;
+    allocation->last_use = ++tick_;
+  }
+  staging.pinned.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copies
+
+std::vector<CompletionPtr> Directory::pending_of(const FragmentState &fragment, SpaceId id) {
+  std::vector<CompletionPtr> pending;
+  for (const auto &[space, completion] : fragment.pending)
+    if (space == id && !completion->poll()) pending.push_back(completion);
+  return pending;
+}
+
+void Directory::plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to,
+                     std::uintptr_t start, std::uintptr_t end, FragmentState &fragment) {
+  Allocation *source = from == kHost ? nullptr : &allocation_holding(from, start, end);
+  Allocation *target = to == kHost ? nullptr : &allocation_holding(to, start, end);
+  std::vector<CompletionPtr> after = pending_of(fragment, from);
+  if (!copies.empty()) {
+    PlannedCopy &last = copies.back();
+    if (last.from == from && last.to == to && last.end == start && last.source == source &&
+        last.target == target) {
+      last.end = end;
+      last.after.insert(last.after.end(), after.begin(), after.end());
+      last.fragments.push_back(&fragment);
+      return;
+    }
+  }
+  copies.push_back(PlannedCopy{from, to, start, end, source, target, std::move(after),
+                               {&fragment}});
+}
+
+std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies) {
+  std::vector<CompletionPtr> issued;
+  for (PlannedCopy &copy : copies) {
+    const std::size_t bytes = copy.end - copy.start;
+    if (listener_) listener_->copy_started(copy.from, copy.to, bytes);
+    CompletionPtr done;
+    if (copy.from == kHost) {
+      Space &target = spaces_[copy.to];
+      done = write_staged(target, copy.target->buffer, copy.start - copy.target->start,
+                          reinterpret_cast<const void *>(copy.start), bytes, copy.after);
+      target.counters.bytes_to_device += bytes;
+      ++target.counters.copies;
+    } else if (copy.to == kHost) {
+      Space &source = spaces_[copy.from];
+      done = read_staged(source, copy.source->buffer, copy.start - copy.source->start,
+                         reinterpret_cast<void *>(copy.start), bytes, copy.after);
+      source.counters.bytes_to_host += bytes;
+      ++source.counters.copies;
+    } else {
+      Space &source = spaces_[copy.from], &target = spaces_[copy.to];
+      done = target.memory->copy_from(*source.memory, copy.source->buffer,
+                                      copy.start - copy.source->start, copy.target->buffer,
+                                      copy.start - copy.target->start, bytes, copy.after);
+      target.counters.bytes_from_peer += bytes;
+      ++target.counters.copies;
+    }
+    if (copy.source) {
+      forget_done(copy.source->users);
+      copy.source->users.push_back(done);
+    }
+    if (copy.to != kHost)
+      for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
+    issued.push_back(std::move(done));
+  }
+  copies.clear();
+  return issued;
+}
+
+CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::size_t offset,
+                                      const void *source, std::size_t bytes,
+                                      Dependencies after) {
+  if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
+      !staging_ready(space))
+    return space.memory->write(target, offset, source, bytes, after);
+  // Chunks go through the two staging buffers in turn: while one is copied to the device,
+  // the next chunk is packed into the other.
+  const std::size_t chunk = options_.staging_chunk;
+  std::vector<CompletionPtr> parts;
+  for (std::size_t done = 0, k = 0; done < bytes; ++k) {
+    const std::size_t n = std::min(chunk, bytes - done);
+    const int b = static_cast<int>(k % 2);
+    if (space.staging_busy[b]) space.staging_busy[b]->wait();
+    std::memcpy(space.staging[b].host, static_cast<const char *>(source) + done, n);
+    space.staging_busy[b] =
+        space.memory->write(target, offset + done, space.staging[b].host, n, after);
+    parts.push_back(space.staging_busy[b]);
+    done += n;
+  }
+  return std::make_shared<AllCompletion>(std::move(parts));
+}
+
+CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::size_t offset,
+                                     void *target, std::size_t bytes, Dependencies after) {
+  if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
+      !staging_ready(space))
+    return space.memory->read(source, offset, target, bytes, after);
+  // Two chunks in flight into the staging buffers; each is unpacked once it arrived and its
+  // buffer takes the chunk after next. Done on return.
+  const std::size_t chunk = options_.staging_chunk;
+  const std::size_t count = (bytes + chunk - 1) / chunk;
+  auto length = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
+  auto start = [&](std::size_t k) {
+    const int b = static_cast<int>(k % 2);
+    if (space.staging_busy[b]) space.staging_busy[b]->wait();
+    space.staging_busy[b] =
+        space.memory->read(source, offset + k * chunk, space.staging[b].host, length(k), after);
+  };
+  start(0);
+  if (count > 1) start(1);
+  for (std::size_t k = 0; k < count; ++k) {
+    const int b = static_cast<int>(k % 2);
+    space.staging_busy[b]->wait();
+    std::memcpy(static_cast<char *>(target) + k * chunk, space.staging[b].host, length(k));
+    if (k + 2 < count) start(k + 2);
+  }
+  return std::make_shared<DoneCompletion>();
+}
+
+bool Directory::staging_ready(Space &space) {
+  if (space.staging[0].host && space.staging[1].host) return true;
+  if (space.staging_failed) return false;
+  for (int b = 0; b < 2; ++b)
+    if (!space.staging[b].host) space.staging[b] = space.memory->allocate_pinned(options_.staging_chunk);
+  space.staging_failed = !space.staging[0].host || !space.staging[1].host;
+  return !space.staging_failed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+
+Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> accesses,
+                                        Staging &out) {
+  if (id == kHost || id >= space_count())
+    throw std::logic_error("directory: stage() needs a device memory space");
+  std::lock_guard<std::mutex> guard(mutex_);
+  Space &space = spaces_[id];
+  out.space = id;
+  out.placements.assign(accesses.size(), Placement{});
+  out.ready.clear();
+  out.pinned.clear();
+
+  // 1. Allocations: one for each group of accesses whose ranges overlap each other or a
+  // common allocation already there.
+  struct Group {
+    std::uintptr_t start, end;
+    std::vector<std::size_t> members;
+  };
+  std::vector<std::size_t> order(accesses.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return accesses[a].region.first() < accesses[b].region.first();
+  });
+  auto widen = [&](Group &group) {  // to the allocations it overlaps
+    auto it = space.allocations.upper_bound(group.start);
+    if (it != space.allocations.begin() && std::prev(it)->second->end > group.start) --it;
+    bool covered = it != space.allocations.end() && it->first <= group.start &&
+                   it->second->end >= group.end;
+    if (covered) return;
+    for (; it != space.allocations.end() && it->first < group.end; ++it) {
+      group.start = std::min(group.start, it->first);
+      group.end = std::max(group.end, it->second->end);
+    }
+  };
+  std::vector<Group> groups;
+  for (std::size_t index : order) {
+    const Region &region = accesses[index].region;
+    if (region.empty()) continue;
+    Group group{region.first(), region.last_end(), {index}};
+    widen(group);
+    if (!groups.empty() && group.start < groups.back().end) {
+      Group &last = groups.back();
+      last.end = std::max(last.end, group.end);
+      last.members.push_back(index);
+      widen(last);
+    } else {
+      groups.push_back(std::move(group));
+    }
+  }
+  try {
+    for (const Group &group : groups) {
+      Allocation *allocation = place(id, group.start, group.end);
+      if (!allocation) {
+        unpin(out);
+        if (space.pinned == 0)
+          throw DataTooLargeError(
+              "a task's data (" + mebibytes(group.end - group.start) + ") does not fit on " +
+              space.memory->name() + " even with nothing else there (memory limit " +
+              mebibytes(space.capacity) + ")");
+        return StageResult::Busy;
+      }
+      if (allocation->pins++ == 0) ++space.pinned;
+      out.pinned.push_back(allocation);
+      for (std::size_t index : group.members)
+        out.placements[index] = {allocation->buffer,
+                                 accesses[index].region.first() - allocation->start};
+    }
+  } catch (...) {
+    unpin(out);
+    throw;
+  }
+
+  // 2. Fragments cut at every range boundary first, so that planning below splits nothing
+  // (it keeps pointers to fragments until the copies are issued).
+  for (const DataAccess &access : accesses)
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.cover(start, end, [](std::uintptr_t, std::uintptr_t, FragmentState &) {});
+    });
+
+  // 3. Copies of what the task reads. A fragment neither the host nor a direct peer holds
+  // comes through the host: those copies to the host complete first.
+  std::vector<PlannedCopy> to_host, to_space;
+  for (const DataAccess &access : accesses) {
+    if (!access.reads || access.region.empty()) continue;
+    bool hit = true;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.cover(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+        const Transition t = coherence_transition(f.valid, CoherenceEvent::Read, id, space.direct);
+        if (t.hit) {
+          for (CompletionPtr &pending : pending_of(f, id)) out.ready.push_back(std::move(pending));
+          return;
+        }
+        hit = false;
+        if (t.copies == 2) plan(to_host, t.copy[0].from, kHost, s, e, f);
+        plan(to_space, t.copy[t.copies - 1].from, id, s, e, f);
+        f.valid = t.valid;
+      });
+    });
+    ++(hit ? space.counters.hits : space.counters.misses);
+  }
+  for (const CompletionPtr &done : issue(to_host)) done->wait();
+  for (PlannedCopy &copy : to_space)
+    if (copy.from == kHost) copy.after.clear();  // host copies above are done
+  for (CompletionPtr &done : issue(to_space)) out.ready.push_back(std::move(done));
+  tracked_.store(fragments_.size(), std::memory_order_release);
+  return StageResult::Staged;
+}
+
+void Directory::finish(std::span<const DataAccess> accesses, Staging &staging) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  const SpaceId id = staging.space;
+  for (const DataAccess &access : accesses) {
+    if (!access.writes) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
+        f.valid = coherence_transition(f.valid, CoherenceEvent::Write, id, 0).valid;
+        ++f.version;
+        f.pending.clear();
+      });
+    });
+  }
+  unpin(staging);
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::abandon(Staging &staging) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  unpin(staging);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host
+
+void Directory::acquire_host(std::span<const DataAccess> accesses) {
+  if (host_holds_everything()) return;
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (fragments_.empty()) return;
+  Space &host = spaces_[kHost];
+  std::vector<PlannedCopy> to_host;
+  for (const DataAccess &access : accesses) {
+    if (!access.reads) continue;
+    bool hit = true;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.overlapping(start, end,
+                             [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+                               const Transition t = coherence_transition(
+                                   f.valid, CoherenceEvent::Read, kHost, 0);
+                               if (t.hit) return;
+                               hit = false;
+                               plan(to_host, t.copy[0].from, kHost, s, e, f);
+                               f.valid = t.valid;
+                             });
+    });
+    ++(hit ? host.counters.hits : host.counters.misses);
+  }
+  for (const CompletionPtr &done : issue(to_host)) done->wait();
+  for (const DataAccess &access : accesses) {
+    if (!access.writes) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.cut(start);
+      fragments_.cut(end);
+      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
+        // Copies into devices still reading these bytes finish before the task writes them.
+        for (const auto &[space, pending] : f.pending) pending->wait();
+        f.pending.clear();
+        f.valid = kHostOnly;
+        ++f.version;
+      });
+      forget_host_only(start, end);
+    });
+  }
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::write_back_and_drop(std::uintptr_t start, std::uintptr_t end) {
+  std::vector<PlannedCopy> to_host;
+  fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+    const Transition t = coherence_transition(f.valid, CoherenceEvent::Flush, kHost, 0);
+    if (t.copies) plan(to_host, t.copy[0].from, kHost, s, e, f);
+  });
+  for (const CompletionPtr &done : issue(to_host)) done->wait();
+  fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
+    // Copies into devices read host memory, which the program may change after the flush.
+    for (const auto &[space, pending] : f.pending) pending->wait();
+    f.pending.clear();
+    f.valid = kHostOnly;
+  });
+  fragments_.erase_overlapping_if(start, end, [](FragmentState &) { return true; });
+}
+
+void Directory::flush() {
+  if (host_holds_everything()) return;
+  std::lock_guard<std::mutex> guard(mutex_);
+  write_back_and_drop(0, UINTPTR_MAX);
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::flush(const Region &region) {
+  if (host_holds_everything()) return;
+  std::lock_guard<std::mutex> guard(mutex_);
+  region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+    fragments_.cut(start);
+    fragments_.cut(end);
+    write_back_and_drop(start, end);
+  });
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::forget_host_only(std::uintptr_t start, std::uintptr_t end) {
+  fragments_.erase_overlapping_if(start, end, [](FragmentState &f) {
+    forget_done_pending(f);
+    return f.valid == kHostOnly && f.pending.empty();
+  });
+}
+
+void Directory::forget_done_pending(FragmentState &fragment) {
+  std::erase_if(fragment.pending, [](const auto &p) { return p.second->poll(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inspection
+
+TransferCounters Directory::counters(SpaceId id) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return spaces_.at(id).counters;
+}
+
+std::size_t Directory::used_bytes(SpaceId id) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return spaces_.at(id).used;
+}
+
+FragmentInfo Directory::fragment_at(const void *address) const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  FragmentInfo info;
+  auto &fragments = const_cast<IntervalMap<FragmentState> &>(fragments_);
+  fragments.overlapping(at, at + 1, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
+    info.valid = f.valid;
+    info.version = f.version;
+  });
+  return info;
+}
+
+}  // namespace nanort::dc

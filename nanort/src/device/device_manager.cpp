@@ -1,0 +1,115 @@
+#include "device_manager.hpp"
+
+#include <chrono>
+#include <exception>
+
+#include "../observe/observer.hpp"
+#include "../runtime.hpp"
+#include "accelerator.hpp"
+
+namespace nanort::rt {
+
+DeviceManager::DeviceManager(Runtime &runtime, Accelerator &accelerator,
+                             dc::Directory &directory, dc::SpaceId space, int index_in_kind,
+                             int lane, int in_flight)
+    : runtime_(runtime), accelerator_(accelerator), directory_(directory), space_(space),
+      index_(index_in_kind), lane_(lane), in_flight_(static_cast<std::size_t>(in_flight)) {
+  running_.reserve(in_flight_);
+  thread_ = std::thread([this] { run(); });
+}
+
+DeviceManager::~DeviceManager() {
+  request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DeviceManager::request_stop() {
+  stopping_.store(true);
+  idle_.notify_all();
+}
+
+void DeviceManager::run() {
+  const nanort_device_kind kind = accelerator_.kind();
+  int idle_polls = 0;
+  for (;;) {
+    bool progress = false;
+    for (std::size_t i = 0; i < running_.size();) {
+      if (running_[i].done->poll()) {
+        Running finished = std::move(running_[i]);
+        running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+        complete(finished);
+        progress = true;
+      } else {
+        ++i;
+      }
+    }
+    while (running_.size() < in_flight_) {
+      Task *task = held_ ? held_ : runtime_.pop_device_task(kind, index_);
+      if (!task) break;
+      held_ = nullptr;
+      const Started started = start(task);
+      if (started == Started::Busy) {
+        held_ = task;  // memory frees up when a running task completes
+        break;
+      }
+      progress = true;
+    }
+    if (progress) {
+      idle_polls = 0;
+      continue;
+    }
+    if (running_.empty() && !held_) {
+      if (stopping_.load() && !runtime_.device_work_waiting(kind)) return;
+      idle_.sleep_unless([&] { return stopping_.load() || runtime_.device_work_waiting(kind); });
+      continue;
+    }
+    // Kernels or copies in flight: poll, briefly yielding, then in short sleeps.
+    if (++idle_polls < 2000)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+DeviceManager::Started DeviceManager::start(Task *task) {
+  Running running;
+  running.task = task;
+  running.data = runtime_.device_data(*task);
+  running.start_ns = Observer::now_ns();
+  bool staged = false;
+  try {
+    if (directory_.stage(space_, running.data, running.staging) == dc::Directory::StageResult::Busy)
+      return Started::Busy;
+    staged = true;
+    running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
+  } catch (const std::exception &e) {
+    if (staged) directory_.abandon(running.staging);
+    fail(task, e.what(), running.start_ns);
+    return Started::Failed;
+  }
+  running_.push_back(std::move(running));
+  return Started::Yes;
+}
+
+void DeviceManager::complete(Running &running) {
+  std::string failure;
+  try {
+    running.done->wait();  // done: this only reports a failure
+  } catch (const std::exception &e) {
+    failure = e.what();
+  }
+  directory_.finish(running.data, running.staging);
+  if (!failure.empty()) {
+    fail(running.task, failure, running.start_ns);
+    return;
+  }
+  runtime_.device_task_done(running.task, lane_, running.start_ns, false);
+}
+
+void DeviceManager::fail(Task *task, const std::string &what, std::uint64_t start_ns) {
+  task->parent->record_error(task->describe() + " failed on " + accelerator_.name() + ": " +
+                             what);
+  runtime_.device_task_done(task, lane_, start_ns, true);
+}
+
+}  // namespace nanort::rt

@@ -1,0 +1,67 @@
+// DeviceManager: the host thread that drives one accelerator.
+//
+// It takes ready tasks for its device, stages their data through the directory (copies
+// enqueued, allocations held), launches their kernels to start after those copies, and polls
+// for completions. Up to 'in_flight' tasks are staged or running at once, so that the inputs
+// of the next tasks move while the device computes. A task whose data does not fit while
+// others hold device memory waits until one of them finishes.
+#pragma once
+
+#include <nanort/dc/directory.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <thread>
+#include <vector>
+
+#include "../idle_waiters.hpp"
+
+namespace nanort::rt {
+
+class Accelerator;
+class Runtime;
+struct Task;
+
+class DeviceManager {
+ public:
+  DeviceManager(Runtime &runtime, Accelerator &accelerator, dc::Directory &directory,
+                dc::SpaceId space, int index_in_kind, int lane, int in_flight);
+  ~DeviceManager();  // stops once every task it took is done
+  DeviceManager(const DeviceManager &) = delete;
+  DeviceManager &operator=(const DeviceManager &) = delete;
+
+  // Wakes the thread if it sleeps (new ready work, or stopping).
+  void notify() { idle_.notify_all(); }
+  void request_stop();
+
+ private:
+  struct Running {
+    Task *task = nullptr;
+    std::vector<dc::DataAccess> data;
+    dc::Directory::Staging staging;
+    dc::CompletionPtr done;
+    std::uint64_t start_ns = 0;
+  };
+  enum class Started { Yes, Busy, Failed };
+
+  void run();
+  Started start(Task *task);
+  void complete(Running &running);
+  void fail(Task *task, const std::string &what, std::uint64_t start_ns);
+
+  Runtime &runtime_;
+  Accelerator &accelerator_;
+  dc::Directory &directory_;
+  const dc::SpaceId space_;
+  const int index_;  // among the devices of its kind
+  const int lane_;   // in statistics and the trace
+  const std::size_t in_flight_;
+  std::vector<Running> running_;
+  Task *held_ = nullptr;  // waits for device memory
+  std::atomic<bool> stopping_{false};
+  IdleWaiters idle_;
+  std::thread thread_;
+};
+
+}  // namespace nanort::rt

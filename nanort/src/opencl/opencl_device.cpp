@@ -1,0 +1,602 @@
+#include "opencl_device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <stdexcept>
+
+#include "../task.hpp"
+#include "opencl_program_cache.hpp"
+
+namespace nanort::rt::opencl {
+
+namespace {
+
+std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+  std::size_t size = 0;
+  NANORT_CL_CHECK(clGetPlatformInfo(platform, what, 0, nullptr, &size));
+  std::string text(size, '\0');
+  NANORT_CL_CHECK(clGetPlatformInfo(platform, what, size, text.data(), nullptr));
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+std::string device_string(cl_device_id device, cl_device_info what) {
+  std::size_t size = 0;
+  NANORT_CL_CHECK(clGetDeviceInfo(device, what, 0, nullptr, &size));
+  std::string text(size, '\0');
+  NANORT_CL_CHECK(clGetDeviceInfo(device, what, size, text.data(), nullptr));
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+template <class T>
+T device_value(cl_device_id device, cl_device_info what) {
+  T value{};
+  NANORT_CL_CHECK(clGetDeviceInfo(device, what, sizeof value, &value, nullptr));
+  return value;
+}
+
+std::string lower(std::string text) {
+  for (char &c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Completions: OpenCL events
+
+class EventCompletion final : public dc::Completion {
+ public:
+  EventCompletion(cl_event event, cl_context context, std::string what)
+      : event_(event), context_(context), what_(std::move(what)) {}
+  ~EventCompletion() override { clReleaseEvent(event_); }
+
+  bool poll() override {
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) != CL_SUCCESS)
+      return true;  // wait() reports it
+    return status <= CL_COMPLETE;  // complete, or failed (negative)
+  }
+  void wait() override {
+    clWaitForEvents(1, &event_);
+    cl_int status = CL_COMPLETE;
+    NANORT_CL_CHECK(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                   &status, nullptr));
+    if (status < 0) throw OpenClError(status, what_ + " failed with " + error_name(status));
+  }
+  cl_event event() const { return event_; }
+  cl_context context() const { return context_; }
+
+ private:
+  cl_event event_;
+  cl_context context_;
+  std::string what_;
+};
+
+// The events of 'after' that a command in 'context' can wait for; completions from other
+// contexts or backends are waited for here, on the host.
+std::vector<cl_event> wait_list(dc::Dependencies after, cl_context context) {
+  std::vector<cl_event> events;
+  for (const dc::CompletionPtr &completion : after) {
+    if (completion->poll()) continue;
+    auto *event = dynamic_cast<EventCompletion *>(completion.get());
+    if (event && event->context() == context)
+      events.push_back(event->event());
+    else
+      completion->wait();
+  }
+  return events;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Discovery and selection
+
+const char *type_name(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (type & CL_DEVICE_TYPE_CPU) return "cpu";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+std::vector<DeviceInfo> list_devices() {
+  cl_uint platform_count = 0;
+  const cl_int status = clGetPlatformIDs(0, nullptr, &platform_count);
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || platform_count == 0) return {};
+  NANORT_CL_CHECK(status);
+  std::vector<cl_platform_id> platforms(platform_count);
+  NANORT_CL_CHECK(clGetPlatformIDs(platform_count, platforms.data(), nullptr));
+  std::vector<DeviceInfo> devices;
+  for (cl_platform_id platform : platforms) {
+    cl_uint count = 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> ids(count);
+    NANORT_CL_CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr));
+    for (cl_device_id id : ids) {
+      DeviceInfo info;
+      info.platform = platform;
+      info.id = id;
+      info.platform_name = platform_string(platform, CL_PLATFORM_NAME);
+      info.platform_vendor = platform_string(platform, CL_PLATFORM_VENDOR);
+      info.platform_version = platform_string(platform, CL_PLATFORM_VERSION);
+      info.name = device_string(id, CL_DEVICE_NAME);
+      info.vendor = device_string(id, CL_DEVICE_VENDOR);
+      info.version = device_string(id, CL_DEVICE_VERSION);
+      info.driver = device_string(id, CL_DRIVER_VERSION);
+      info.type = device_value<cl_device_type>(id, CL_DEVICE_TYPE);
+      info.global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+      info.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+      info.address_alignment =
+          std::max<std::size_t>(1, device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
+      info.host_unified_memory = device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY);
+      info.compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+      devices.push_back(std::move(info));
+    }
+  }
+  return devices;
+}
+
+std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
+                                        const std::string &spec) {
+  std::vector<std::size_t> chosen;
+  const std::string all = lower(spec);
+  if (all.empty() || all == "all") {
+    for (std::size_t i = 0; i < devices.size(); ++i) chosen.push_back(i);
+    return chosen;
+  }
+  if (all == "none") return chosen;
+  std::vector<bool> pick(devices.size(), false);
+  std::size_t begin = 0;
+  while (begin <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', begin), spec.size());
+    const std::string selector = spec.substr(begin, comma - begin);
+    begin = comma + 1;
+    if (selector.empty()) throw std::invalid_argument("an empty selector");
+    if (std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(c); })) {
+      const std::size_t index = std::stoul(selector);
+      if (index >= devices.size())
+        throw std::invalid_argument("device index " + selector + " but " +
+                                    std::to_string(devices.size()) +
+                                    " OpenCL device(s) found (nanort-info lists them)");
+      pick[index] = true;
+      continue;
+    }
+    // Conditions joined by '+'.
+    std::vector<std::pair<std::string, std::string>> conditions;
+    std::size_t from = 0;
+    while (from <= selector.size()) {
+      const std::size_t plus = std::min(selector.find('+', from), selector.size());
+      const std::string condition = selector.substr(from, plus - from);
+      from = plus + 1;
+      const std::size_t colon = condition.find(':');
+      if (colon == std::string::npos)
+        throw std::invalid_argument("'" + condition +
+                                    "' is neither an index nor key:value (keys: platform, "
+                                    "vendor, name, type)");
+      std::string key = lower(condition.substr(0, colon)), value = condition.substr(colon + 1);
+      if (key != "platform" && key != "vendor" && key != "name" && key != "type")
+        throw std::invalid_argument("unknown key '" + key +
+                                    "' (keys: platform, vendor, name, type)");
+      if (key == "type" && lower(value) != "gpu" && lower(value) != "cpu" &&
+          lower(value) != "accelerator")
+        throw std::invalid_argument("type:" + value + " is not one of gpu, cpu, accelerator");
+      conditions.emplace_back(std::move(key), std::move(value));
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const DeviceInfo &d = devices[i];
+      bool match = true;
+      for (const auto &[key, value] : conditions) {
+        if (key == "platform") match = match && (contains(d.platform_name, value) ||
+                                                 contains(d.platform_vendor, value));
+        if (key == "vendor") match = match && contains(d.vendor, value);
+        if (key == "name") match = match && contains(d.name, value);
+        if (key == "type") match = match && lower(value) == type_name(d.type);
+      }
+      if (match) pick[i] = true;
+    }
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (pick[i]) chosen.push_back(i);
+  return chosen;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context: one per platform; programs are built once per context, for all of its devices.
+
+class Context {
+ public:
+  Context(cl_platform_id platform, std::vector<cl_device_id> devices, ProgramCache &cache)
+      : devices_(std::move(devices)), cache_(cache) {
+    const cl_context_properties properties[] = {
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
+    cl_int status = CL_SUCCESS;
+    context_ = clCreateContext(properties, static_cast<cl_uint>(devices_.size()),
+                               devices_.data(), nullptr, nullptr, &status);
+    NANORT_CL_CHECK_STATUS(status, "clCreateContext");
+  }
+  ~Context() {
+    for (auto &[module, entry] : programs_)
+      if (entry.program) clReleaseProgram(entry.program);
+    clReleaseContext(context_);
+  }
+  cl_context handle() const { return context_; }
+
+  // The module's program, built at the first call (by whichever device asks first); a build
+  // failure is remembered and reported to every task that needs the module.
+  cl_program program(const nanort_kernel_module &module) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    Entry &entry = programs_[&module];
+    if (entry.program) return entry.program;
+    if (!entry.error.empty()) throw std::runtime_error(entry.error);
+    if (module.format != NANORT_MODULE_OPENCL_SOURCE || !module.image) {
+      entry.error = "the kernel module is not OpenCL source";
+      throw std::runtime_error(entry.error);
+    }
+    const char *text = static_cast<const char *>(module.image);
+    const std::string_view source(text, module.image_size ? module.image_size
+                                                          : std::strlen(text));
+    try {
+      entry.program = cache_.build(context_, devices_, source,
+                                   module.build_options ? module.build_options : "",
+                                   module.origin ? module.origin : "embedded OpenCL source");
+    } catch (const std::exception &e) {
+      entry.error = e.what();
+      throw;
+    }
+    return entry.program;
+  }
+
+ private:
+  struct Entry {
+    cl_program program = nullptr;
+    std::string error;
+  };
+  cl_context context_ = nullptr;
+  std::vector<cl_device_id> devices_;
+  ProgramCache &cache_;
+  std::mutex mutex_;
+  std::map<const nanort_kernel_module *, Entry> programs_;
+};
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+
+class OpenClMemory final : public dc::MemorySpace {
+ public:
+  OpenClMemory(std::string name, const DeviceInfo &info, std::shared_ptr<Context> context,
+               cl_command_queue to_device, cl_command_queue to_host)
+      : name_(std::move(name)), info_(info), context_(std::move(context)),
+        to_device_(to_device), to_host_(to_host) {}
+
+  std::string name() const override { return name_ + " (" + info_.name + ")"; }
+  std::size_t memory_size() const override { return info_.global_memory; }
+  std::size_t argument_alignment() const override { return info_.address_alignment; }
+  bool wants_staging() const override {
+    return !(info_.type & CL_DEVICE_TYPE_CPU) && !info_.host_unified_memory;
+  }
+
+  dc::DeviceBuffer allocate(std::size_t bytes) override {
+    if (bytes > info_.max_allocation)
+      throw dc::DataTooLargeError("a task's data needs one buffer of " + std::to_string(bytes) +
+                                  " bytes on " + name() + ", whose largest buffer is " +
+                                  std::to_string(info_.max_allocation) + " bytes");
+    cl_int status = CL_SUCCESS;
+    cl_mem buffer =
+        clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);
+    if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
+        status == CL_OUT_OF_HOST_MEMORY)
+      return {};
+    NANORT_CL_CHECK_STATUS(status, "clCreateBuffer");
+    return dc::DeviceBuffer{reinterpret_cast<std::uintptr_t>(buffer)};
+  }
+
+  void free(dc::DeviceBuffer buffer) override {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = views_.lower_bound({buffer.handle, 0});
+         it != views_.end() && it->first.first == buffer.handle;) {
+      clReleaseMemObject(it->second);
+      it = views_.erase(it);
+    }
+    clReleaseMemObject(as_mem(buffer));
+  }
+
+  dc::CompletionPtr write(dc::DeviceBuffer target, std::size_t offset, const void *source,
+                          std::size_t bytes, dc::Dependencies after) override {
+    const std::vector<cl_event> waits = wait_list(after, context_->handle());
+    cl_event event = nullptr;
+    NANORT_CL_CHECK(clEnqueueWriteBuffer(to_device_, as_mem(target), CL_FALSE, offset, bytes,
+                                         source, count(waits), data(waits), &event));
+    clFlush(to_device_);
+    return finished(event, "copy to " + name_);
+  }
+
+  dc::CompletionPtr read(dc::DeviceBuffer source, std::size_t offset, void *target,
+                         std::size_t bytes, dc::Dependencies after) override {
+    const std::vector<cl_event> waits = wait_list(after, context_->handle());
+    cl_event event = nullptr;
+    NANORT_CL_CHECK(clEnqueueReadBuffer(to_host_, as_mem(source), CL_FALSE, offset, bytes,
+                                        target, count(waits), data(waits), &event));
+    clFlush(to_host_);
+    return finished(event, "copy from " + name_);
+  }
+
+  dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
+                         dc::DeviceBuffer target, std::size_t target_offset, std::size_t bytes,
+                         dc::Dependencies after) override {
+    const std::vector<cl_event> waits = wait_list(after, context_->handle());
+    cl_event event = nullptr;
+    NANORT_CL_CHECK(clEnqueueCopyBuffer(to_device_, as_mem(source), as_mem(target),
+                                        source_offset, target_offset, bytes, count(waits),
+                                        data(waits), &event));
+    clFlush(to_device_);
+    return finished(event, "copy inside " + name_);
+  }
+
+  bool can_copy_from(const dc::MemorySpace &other) const override {
+    auto *peer = dynamic_cast<const OpenClMemory *>(&other);
+    return peer && peer->context_ == context_;
+  }
+
+  dc::CompletionPtr copy_from(dc::MemorySpace &other, dc::DeviceBuffer source,
+                              std::size_t source_offset, dc::DeviceBuffer target,
+                              std::size_t target_offset, std::size_t bytes,
+                              dc::Dependencies after) override {
+    if (!can_copy_from(other))
+      return MemorySpace::copy_from(other, source, source_offset, target, target_offset, bytes,
+                                    after);
+    return copy(source, source_offset, target, target_offset, bytes, after);
+  }
+
+  dc::PinnedBuffer allocate_pinned(std::size_t bytes) override {
+    cl_int status = CL_SUCCESS;
+    cl_mem buffer = clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                   bytes, nullptr, &status);
+    if (status != CL_SUCCESS) return {};
+    void *host = clEnqueueMapBuffer(to_device_, buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                    bytes, 0, nullptr, nullptr, &status);
+    if (status != CL_SUCCESS) {
+      clReleaseMemObject(buffer);
+      return {};
+    }
+    return dc::PinnedBuffer{host, reinterpret_cast<std::uintptr_t>(buffer), bytes};
+  }
+
+  void free_pinned(dc::PinnedBuffer pinned) override {
+    cl_mem buffer = reinterpret_cast<cl_mem>(pinned.handle);
+    clEnqueueUnmapMemObject(to_device_, buffer, pinned.host, 0, nullptr, nullptr);
+    clFinish(to_device_);
+    clReleaseMemObject(buffer);
+  }
+
+  // The memory object a kernel argument pointing 'offset' bytes into 'buffer' gets: the
+  // buffer itself, or a sub-buffer starting there (kept until the buffer is freed).
+  cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset) {
+    if (offset == 0) return as_mem(buffer);
+    if (offset % info_.address_alignment != 0)
+      throw std::runtime_error("the data starts " + std::to_string(offset) +
+                               " bytes into a device allocation, and OpenCL on " + name() +
+                               " can only pass offsets that are multiples of " +
+                               std::to_string(info_.address_alignment) + " bytes");
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto key = std::make_pair(buffer.handle, offset);
+    if (auto it = views_.find(key); it != views_.end()) return it->second;
+    std::size_t size = 0;
+    NANORT_CL_CHECK(clGetMemObjectInfo(as_mem(buffer), CL_MEM_SIZE, sizeof size, &size, nullptr));
+    cl_buffer_region region{offset, size - offset};
+    cl_int status = CL_SUCCESS;
+    cl_mem view = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE,
+                                    CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+    NANORT_CL_CHECK_STATUS(status, "clCreateSubBuffer");
+    views_.emplace(key, view);
+    return view;
+  }
+
+  dc::CompletionPtr finished(cl_event event, std::string what) {
+    return std::make_shared<EventCompletion>(event, context_->handle(), std::move(what));
+  }
+  cl_context context() const { return context_->handle(); }
+
+ private:
+  static cl_mem as_mem(dc::DeviceBuffer buffer) { return reinterpret_cast<cl_mem>(buffer.handle); }
+  static cl_uint count(const std::vector<cl_event> &events) {
+    return static_cast<cl_uint>(events.size());
+  }
+  static const cl_event *data(const std::vector<cl_event> &events) {
+    return events.empty() ? nullptr : events.data();
+  }
+
+  std::string name_;
+  const DeviceInfo &info_;
+  std::shared_ptr<Context> context_;
+  cl_command_queue to_device_, to_host_;
+  std::mutex mutex_;
+  std::map<std::pair<std::uintptr_t, std::size_t>, cl_mem> views_;  // sub-buffers
+};
+
+// ---------------------------------------------------------------------------------------------
+// Device
+
+class OpenClDevice final : public Accelerator {
+ public:
+  OpenClDevice(std::string name, DeviceInfo info, std::shared_ptr<Context> context)
+      : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
+    compute_ = make_queue();
+    to_device_ = make_queue();
+    to_host_ = make_queue();
+    memory_ = std::make_unique<OpenClMemory>(name_, info_, context_, to_device_, to_host_);
+  }
+  ~OpenClDevice() override {
+    for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
+    for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
+    memory_.reset();  // before the queues it uses
+    for (cl_command_queue queue : {compute_, to_device_, to_host_}) clReleaseCommandQueue(queue);
+  }
+
+  nanort_device_kind kind() const override { return NANORT_DEVICE_OPENCL; }
+  const std::string &name() const override { return name_; }
+  std::string description() const override {
+    return info_.name + " (" + type_name(info_.type) + ", " + info_.platform_name + ", " +
+           info_.version + ")";
+  }
+  dc::MemorySpace &memory() override { return *memory_; }
+
+  dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
+                           const std::vector<dc::DataAccess> &data,
+                           const dc::Directory::Staging &staging) override {
+    const std::string kernel_name = impl.kernel_name ? impl.kernel_name : "";
+    if (kernel_name.empty() || !impl.module)
+      throw std::runtime_error("the OpenCL implementation names no kernel or no module");
+    cl_kernel kernel = find_kernel(*impl.module, kernel_name);
+    set_arguments(kernel, kernel_name, task, impl, data, staging);
+    if (task.ndrange_dims == 0)
+      throw std::runtime_error("kernel '" + kernel_name + "' needs an ndrange");
+    std::size_t global[3], local[3];
+    bool has_local = true;
+    for (int d = 0; d < task.ndrange_dims; ++d) {
+      local[d] = task.ndrange_local[d];
+      has_local = has_local && local[d] > 0;
+    }
+    for (int d = 0; d < task.ndrange_dims; ++d) {
+      global[d] = task.ndrange_global[d];
+      if (has_local) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];  // as OmpSs
+    }
+    const std::vector<cl_event> waits = wait_list(staging.ready, memory_->context());
+    cl_event event = nullptr;
+    const cl_int status = clEnqueueNDRangeKernel(
+        compute_, kernel, static_cast<cl_uint>(task.ndrange_dims), nullptr, global,
+        has_local ? local : nullptr, static_cast<cl_uint>(waits.size()),
+        waits.empty() ? nullptr : waits.data(), &event);
+    if (status != CL_SUCCESS)
+      throw OpenClError(status, "launching kernel '" + kernel_name + "' failed with " +
+                                    error_name(status));
+    clFlush(compute_);
+    return memory_->finished(event, "kernel '" + kernel_name + "'");
+  }
+
+ private:
+  cl_command_queue make_queue() {
+    cl_int status = CL_SUCCESS;
+    cl_command_queue queue = clCreateCommandQueue(context_->handle(), info_.id, 0, &status);
+    NANORT_CL_CHECK_STATUS(status, "clCreateCommandQueue");
+    return queue;
+  }
+
+  cl_kernel find_kernel(const nanort_kernel_module &module, const std::string &kernel_name) {
+    cl_program program = nullptr;
+    try {
+      program = context_->program(module);
+    } catch (const std::exception &e) {
+      throw std::runtime_error("kernel '" + kernel_name + "': " + e.what());
+    }
+    auto key = std::make_pair(program, kernel_name);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+    cl_int status = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, kernel_name.c_str(), &status);
+    if (status == CL_INVALID_KERNEL_NAME)
+      throw std::runtime_error("no kernel named '" + kernel_name + "' in " +
+                               (module.origin ? module.origin : "the embedded OpenCL source"));
+    NANORT_CL_CHECK_STATUS(status, "clCreateKernel");
+    kernels_.emplace(key, kernel);
+    return kernel;
+  }
+
+  void set_arguments(cl_kernel kernel, const std::string &kernel_name, const Task &task,
+                     const nanort_task_impl &impl, const std::vector<dc::DataAccess> &data,
+                     const dc::Directory::Staging &staging) {
+    cl_uint expected = 0;
+    NANORT_CL_CHECK(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof expected, &expected,
+                                    nullptr));
+    if (expected != impl.num_kernel_args)
+      throw std::runtime_error("kernel '" + kernel_name + "' takes " + std::to_string(expected) +
+                               " argument(s), the task passes " +
+                               std::to_string(impl.num_kernel_args));
+    for (cl_uint i = 0; i < impl.num_kernel_args; ++i) {
+      const nanort_kernel_arg &arg = impl.kernel_args[i];
+      const std::string which = "argument " + std::to_string(i) + " of kernel '" + kernel_name + "'";
+      if (arg.kind != NANORT_ARG_LOCAL && arg.offset + arg.size > task.args_size)
+        throw std::runtime_error(which + " lies outside the task's argument block");
+      cl_int status = CL_SUCCESS;
+      if (arg.kind == NANORT_ARG_VALUE) {
+        status = clSetKernelArg(kernel, i, arg.size, task.args + arg.offset);
+      } else if (arg.kind == NANORT_ARG_LOCAL) {
+        const std::size_t bytes = arg.size ? arg.size : task.shmem_bytes;
+        if (bytes == 0)
+          throw std::runtime_error(which + " is local memory of 0 bytes (give shmem)");
+        status = clSetKernelArg(kernel, i, bytes, nullptr);
+      } else if (arg.kind == NANORT_ARG_BUFFER) {
+        if (arg.size != sizeof(void *))
+          throw std::runtime_error(which + " is a buffer but not pointer-sized in the block");
+        void *pointer = nullptr;
+        std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
+        cl_mem memory = pointer ? device_buffer(which, pointer, data, staging) : nullptr;
+        status = clSetKernelArg(kernel, i, sizeof memory, pointer ? &memory : nullptr);
+      } else {
+        throw std::runtime_error(which + " has an unknown kind " + std::to_string(arg.kind));
+      }
+      if (status != CL_SUCCESS)
+        throw OpenClError(status, "setting " + which + " failed with " + error_name(status));
+    }
+  }
+
+  // The device memory standing for a host pointer the task's data clauses cover.
+  cl_mem device_buffer(const std::string &which, void *pointer,
+                       const std::vector<dc::DataAccess> &data,
+                       const dc::Directory::Staging &staging) {
+    const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+    std::size_t best = data.size();
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const dc::Region &region = data[i].region;
+      if (address == region.first()) {
+        best = i;
+        break;
+      }
+      if (best == data.size() && address > region.first() && address < region.last_end()) best = i;
+    }
+    if (best == data.size())
+      throw std::runtime_error(which + " points to host memory that no data clause of the task "
+                                       "covers (add it to in/out/inout or copy_in/copy_out)");
+    const dc::Placement &place = staging.placements[best];
+    return memory_->argument(place.buffer, place.offset + (address - data[best].region.first()));
+  }
+
+  std::string name_;
+  DeviceInfo info_;
+  std::shared_ptr<Context> context_;
+  cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
+  std::unique_ptr<OpenClMemory> memory_;
+  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;  // manager thread only
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
+                                                       const std::vector<std::size_t> &chosen,
+                                                       ProgramCache &cache) {
+  std::vector<std::unique_ptr<Accelerator>> opened;
+  std::map<cl_platform_id, std::vector<std::size_t>> by_platform;
+  std::vector<cl_platform_id> order;
+  for (std::size_t index : chosen) {
+    auto &list = by_platform[devices[index].platform];
+    if (list.empty()) order.push_back(devices[index].platform);
+    list.push_back(index);
+  }
+  for (cl_platform_id platform : order) {
+    std::vector<cl_device_id> ids;
+    for (std::size_t index : by_platform[platform]) ids.push_back(devices[index].id);
+    auto context = std::make_shared<Context>(platform, ids, cache);
+    for (std::size_t index : by_platform[platform])
+      opened.push_back(std::make_unique<OpenClDevice>("opencl" + std::to_string(opened.size()),
+                                                      devices[index], context));
+  }
+  return opened;
+}
+
+}  // namespace nanort::rt::opencl
