@@ -29,8 +29,9 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_TASKS_IN_FLIGHT", "65536",
        "unfinished children of one task past which its creator helps or waits until half are "
        "done (bounds memory when creation runs far ahead)"},
-      {"NANORT_OPENCL_DEVICES", "all",
-       "OpenCL devices to use: all, none, or a comma list of selectors, each an index (as "
+      {"NANORT_OPENCL_DEVICES", "auto",
+       "OpenCL devices to use: auto (the GPUs and accelerators if any, else the CPU devices), "
+       "all, none, or a comma list of selectors, each an index (as "
        "nanort-info lists them) or conditions joined by '+': platform:TEXT, vendor:TEXT, "
        "name:TEXT, type:gpu|cpu|accelerator (e.g. type:gpu, 0,2, platform:portable+type:cpu)"},
       {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",

@@ -1,6 +1,7 @@
 // nanort-info: what the runtime sees on this machine: version, CPU topology, workers,
-// scheduling policies, devices per kind, accelerators on the PCI bus, and the NANORT_*
-// environment variables with their current values.
+// scheduling policies, the devices in use with their memory limits, every OpenCL device found
+// (numbered as NANORT_OPENCL_DEVICES counts them), accelerators on the PCI bus, and the
+// NANORT_* environment variables with their current values.
 #include <nanort/nanort.h>
 
 #include <cstdio>
@@ -8,6 +9,9 @@
 #include <cstring>
 
 #include "config.hpp"
+#include "device/accelerator.hpp"
+#include "opencl/opencl_device.hpp"
+#include "opencl/opencl_program_cache.hpp"
 #include "runtime.hpp"
 #include "scheduler/scheduler.hpp"
 #include "topology/topology.hpp"
@@ -50,8 +54,33 @@ int main(int argc, char **argv) {
   std::printf("  smp     %d worker(s)\n", nanort_device_count(NANORT_DEVICE_SMP));
   std::printf("  cuda    %d (this build has no CUDA backend yet)\n",
               nanort_device_count(NANORT_DEVICE_CUDA));
-  std::printf("  opencl  %d (this build has no OpenCL backend yet)\n",
-              nanort_device_count(NANORT_DEVICE_OPENCL));
+  std::printf("  opencl  %d\n", nanort_device_count(NANORT_DEVICE_OPENCL));
+  const auto &accelerators = runtime.accelerators();
+  for (std::size_t i = 0; i < accelerators.size(); ++i)
+    std::printf("    %-9s %s, memory limit %.1f MiB\n", accelerators[i]->name().c_str(),
+                accelerators[i]->description().c_str(),
+                static_cast<double>(runtime.directory()->capacity(
+                    static_cast<nanort::dc::SpaceId>(i + 1))) / (1 << 20));
+
+  std::printf("\nOpenCL devices found (NANORT_OPENCL_DEVICES=%s):\n",
+              runtime.config().opencl_devices.c_str());
+  try {
+    const auto devices = rt::opencl::list_devices();
+    if (devices.empty()) std::printf("  none (no OpenCL platform, or none with devices)\n");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const auto &d = devices[i];
+      std::printf("  %zu  %-11s %s\n      platform %s (%s), %s, driver %s\n      %u compute "
+                  "units, %.0f MiB global memory, largest buffer %.0f MiB, alignment %zu bytes\n",
+                  i, rt::opencl::type_name(d.type), d.name.c_str(), d.platform_name.c_str(),
+                  d.platform_version.c_str(), d.version.c_str(), d.driver.c_str(),
+                  d.compute_units, static_cast<double>(d.global_memory) / (1 << 20),
+                  static_cast<double>(d.max_allocation) / (1 << 20), d.address_alignment);
+    }
+  } catch (const std::exception &e) {
+    std::printf("  cannot list them: %s\n", e.what());
+  }
+  const std::string cache = rt::opencl::default_program_cache_folder();
+  std::printf("OpenCL program cache: %s\n", cache.empty() ? "off" : cache.c_str());
   std::printf("\nAccelerators on the PCI bus (hwloc):\n");
   if (topo.accelerators().empty()) std::printf("  none\n");
   for (const rt::AcceleratorInfo &acc : topo.accelerators())

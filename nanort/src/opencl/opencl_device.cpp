@@ -146,8 +146,17 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
                                         const std::string &spec) {
   std::vector<std::size_t> chosen;
   const std::string all = lower(spec);
-  if (all.empty() || all == "all") {
+  if (all == "all") {
     for (std::size_t i = 0; i < devices.size(); ++i) chosen.push_back(i);
+    return chosen;
+  }
+  if (all.empty() || all == "auto") {
+    // GPUs and accelerators when there are any: a CPU device would compete with the CPU
+    // workers for the same cores. Else the CPU devices (PoCL), so kernels still run.
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (!(devices[i].type & CL_DEVICE_TYPE_CPU)) chosen.push_back(i);
+    if (chosen.empty())
+      for (std::size_t i = 0; i < devices.size(); ++i) chosen.push_back(i);
     return chosen;
   }
   if (all == "none") return chosen;

@@ -43,7 +43,8 @@ std::vector<DeviceInfo> list_devices();
 const char *type_name(cl_device_type type);
 
 // Which of 'devices' a NANORT_OPENCL_DEVICES value chooses (indices into 'devices'):
-//   all (or empty)    every device
+//   auto (or empty)   the GPUs and accelerators if there are any, else every device
+//   all               every device
 //   none              no device
 //   a comma list of selectors, each an index into the list (as nanort-info prints it) or
 //   conditions joined by '+': platform:TEXT, vendor:TEXT, name:TEXT (case-insensitive
