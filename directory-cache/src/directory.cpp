@@ -4,6 +4,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "parallel_memcpy.hpp"
+
 namespace nanort::dc {
 
 struct Directory::Allocation {
@@ -21,7 +23,9 @@ void forget_done(std::vector<CompletionPtr> &completions) {
   std::erase_if(completions, [](const CompletionPtr &c) { return c->poll(); });
 }
 
-std::string mebibytes(std::size_t bytes) {
+std::string size_text(std::size_t bytes) {
+  if (bytes < (std::size_t(1) << 10)) return std::to_string(bytes) + " bytes";
+  if (bytes < (std::size_t(1) << 20)) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string((bytes + (std::size_t(1) << 19)) >> 20) + " MiB";
 }
 
@@ -75,7 +79,8 @@ Directory::~Directory() {
 // ---------------------------------------------------------------------------------------------
 // Allocations
 
-Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::uintptr_t end) {
+Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::uintptr_t end,
+                                        std::uintptr_t own_start, std::uintptr_t own_end) {
   Space &space = spaces_[id];
   std::vector<Allocation *> overlaps;
   auto it = space.allocations.upper_bound(start);
@@ -95,12 +100,29 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
     low = std::min(low, old->start);
     high = std::max(high, old->end);
   }
-  DeviceBuffer buffer = allocate(id, high - low, overlaps);
-  if (!buffer) return nullptr;
+  DeviceBuffer buffer;
+  if (high - low <= space.capacity) buffer = allocate(id, high - low, overlaps);
+  if (!buffer) {
+    // No room for the old allocations and their union side by side: evict the old ones
+    // (bytes valid only there go back to the host) and allocate the task's own range.
+    for (Allocation *old : overlaps) evict(id, old);
+    overlaps.clear();
+    low = own_start;
+    high = own_end;
+    buffer = allocate(id, high - low, overlaps);
+    if (!buffer) return nullptr;
+  }
+  // Only the bytes valid here move; stale ones (after a flush, say) are not worth a copy.
   std::vector<CompletionPtr> moves;
   for (Allocation *old : overlaps)
-    moves.push_back(space.memory->copy(old->buffer, 0, buffer, old->start - low, old->bytes(),
-                                       old->users));
+    fragments_.overlapping(old->start, old->end,
+                           [&](std::uintptr_t s, std::uintptr_t e, FragmentState &fragment) {
+                             if (!(fragment.valid & bit(id))) return;
+                             std::vector<CompletionPtr> after = pending_of(fragment, id);
+                             after.insert(after.end(), old->users.begin(), old->users.end());
+                             moves.push_back(space.memory->copy(old->buffer, s - old->start,
+                                                                buffer, s - low, e - s, after));
+                           });
   for (const CompletionPtr &move : moves) move->wait();
   for (Allocation *old : overlaps) drop_allocation(id, old);
   auto allocation = std::make_unique<Allocation>();
@@ -117,9 +139,9 @@ DeviceBuffer Directory::allocate(SpaceId id, std::size_t bytes,
                                  std::span<Allocation *const> keep) {
   Space &space = spaces_[id];
   if (bytes > space.capacity)
-    throw DataTooLargeError("a task's data needs a device allocation of " + mebibytes(bytes) +
+    throw DataTooLargeError("a task's data needs a device allocation of " + size_text(bytes) +
                             " on " + space.memory->name() + ", whose memory limit is " +
-                            mebibytes(space.capacity));
+                            size_text(space.capacity));
   if (auto reuse = space.free_buffers.find(bytes); reuse != space.free_buffers.end()) {
     DeviceBuffer buffer = reuse->second;
     space.free_buffers.erase(reuse);
@@ -164,6 +186,12 @@ bool Directory::evict_one(SpaceId id, std::span<Allocation *const> keep) {
     if (!victim || allocation->last_use < victim->last_use) victim = allocation.get();
   }
   if (!victim) return false;
+  evict(id, victim);
+  return true;
+}
+
+void Directory::evict(SpaceId id, Allocation *victim) {
+  Space &space = spaces_[id];
   // Bytes valid only here go back to the host first.
   std::vector<PlannedCopy> write_backs;
   fragments_.overlapping(victim->start, victim->end,
@@ -180,7 +208,6 @@ bool Directory::evict_one(SpaceId id, std::span<Allocation *const> keep) {
   ++space.counters.evictions;
   forget_host_only(victim->start, victim->end);
   drop_allocation(id, victim);
-  return true;
 }
 
 void Directory::drop_allocation(SpaceId id, Allocation *allocation) {
@@ -264,10 +291,12 @@ std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies) {
       target.counters.bytes_from_peer += bytes;
       ++target.counters.copies;
     }
-    if (copy.source) {
-      forget_done(copy.source->users);
-      copy.source->users.push_back(done);
-    }
+    // Neither end's buffer may be freed before the copy is done.
+    for (Allocation *end : {copy.source, copy.target})
+      if (end) {
+        forget_done(end->users);
+        end->users.push_back(done);
+      }
     if (copy.to != kHost)
       for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
     issued.push_back(std::move(done));
@@ -290,7 +319,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
     const std::size_t n = std::min(chunk, bytes - done);
     const int b = static_cast<int>(k % 2);
     if (space.staging_busy[b]) space.staging_busy[b]->wait();
-    std::memcpy(space.staging[b].host, static_cast<const char *>(source) + done, n);
+    packer_->copy(space.staging[b].host, static_cast<const char *>(source) + done, n);
     space.staging_busy[b] =
         space.memory->write(target, offset + done, space.staging[b].host, n, after);
     parts.push_back(space.staging_busy[b]);
@@ -320,7 +349,7 @@ CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::siz
   for (std::size_t k = 0; k < count; ++k) {
     const int b = static_cast<int>(k % 2);
     space.staging_busy[b]->wait();
-    std::memcpy(static_cast<char *>(target) + k * chunk, space.staging[b].host, length(k));
+    packer_->copy(static_cast<char *>(target) + k * chunk, space.staging[b].host, length(k));
     if (k + 2 < count) start(k + 2);
   }
   return std::make_shared<DoneCompletion>();
@@ -332,6 +361,7 @@ bool Directory::staging_ready(Space &space) {
   for (int b = 0; b < 2; ++b)
     if (!space.staging[b].host) space.staging[b] = space.memory->allocate_pinned(options_.staging_chunk);
   space.staging_failed = !space.staging[0].host || !space.staging[1].host;
+  if (!packer_) packer_ = std::make_unique<ParallelMemcpy>(options_.staging_threads);
   return !space.staging_failed;
 }
 
@@ -352,7 +382,8 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   // 1. Allocations: one for each group of accesses whose ranges overlap each other or a
   // common allocation already there.
   struct Group {
-    std::uintptr_t start, end;
+    std::uintptr_t start, end;          // with the allocations it overlaps
+    std::uintptr_t own_start, own_end;  // its accesses alone
     std::vector<std::size_t> members;
   };
   std::vector<std::size_t> order(accesses.size());
@@ -375,11 +406,12 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   for (std::size_t index : order) {
     const Region &region = accesses[index].region;
     if (region.empty()) continue;
-    Group group{region.first(), region.last_end(), {index}};
+    Group group{region.first(), region.last_end(), region.first(), region.last_end(), {index}};
     widen(group);
     if (!groups.empty() && group.start < groups.back().end) {
       Group &last = groups.back();
       last.end = std::max(last.end, group.end);
+      last.own_end = std::max(last.own_end, group.own_end);
       last.members.push_back(index);
       widen(last);
     } else {
@@ -388,14 +420,15 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   }
   try {
     for (const Group &group : groups) {
-      Allocation *allocation = place(id, group.start, group.end);
+      Allocation *allocation = place(id, group.start, group.end, group.own_start, group.own_end);
       if (!allocation) {
         unpin(out);
         if (space.pinned == 0)
           throw DataTooLargeError(
-              "a task's data (" + mebibytes(group.end - group.start) + ") does not fit on " +
+              "a task's data (" + size_text(group.own_end - group.own_start) +
+              " in one piece) does not fit on " +
               space.memory->name() + " even with nothing else there (memory limit " +
-              mebibytes(space.capacity) + ")");
+              size_text(space.capacity) + ")");
         return StageResult::Busy;
       }
       if (allocation->pins++ == 0) ++space.pinned;

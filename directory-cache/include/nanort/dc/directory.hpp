@@ -73,6 +73,7 @@ struct SpaceSettings {
 struct DirectoryOptions {
   std::size_t staging_chunk = std::size_t(4) << 20;      // bytes per staging buffer
   std::size_t staging_threshold = std::size_t(256) << 10;  // smaller copies go direct
+  int staging_threads = 4;  // threads packing and unpacking staging buffers
 };
 
 // What the directory knows of one fragment (for tests and messages).
@@ -82,6 +83,8 @@ struct FragmentInfo {
 };
 
 // Observes the copies the directory makes (statistics, trace).
+class ParallelMemcpy;
+
 class CopyListener {
  public:
   virtual ~CopyListener() = default;
@@ -159,10 +162,14 @@ class Directory {
 
   struct PlannedCopy;
 
-  Allocation *place(SpaceId space, std::uintptr_t start, std::uintptr_t end);
+  // The allocation for [start, end), which covers the allocations it overlaps; when their
+  // union does not fit, those are evicted and [own_start, own_end) alone is allocated.
+  Allocation *place(SpaceId space, std::uintptr_t start, std::uintptr_t end,
+                    std::uintptr_t own_start, std::uintptr_t own_end);
   DeviceBuffer allocate(SpaceId space, std::size_t bytes, std::span<Allocation *const> keep);
   void release(SpaceId space, DeviceBuffer buffer, std::size_t bytes);
   bool evict_one(SpaceId space, std::span<Allocation *const> keep);
+  void evict(SpaceId space, Allocation *victim);
   void drop_allocation(SpaceId space, Allocation *allocation);
   Allocation &allocation_holding(SpaceId space, std::uintptr_t start, std::uintptr_t end);
   void unpin(Staging &staging);
@@ -189,6 +196,7 @@ class Directory {
   std::atomic<std::size_t> tracked_{0};  // fragments_.size(), readable without the lock
   std::uint64_t tick_ = 0;               // LRU clock
   CopyListener *listener_ = nullptr;
+  std::unique_ptr<ParallelMemcpy> packer_;  // made with the first staging buffers
 };
 
 }  // namespace nanort::dc

@@ -1,0 +1,1049 @@
+// Directory: the directory/cache driven by hand over HostSpace devices.
+//
+// Each test plays the device manager and the kernels: stage() a task's data, wait for the
+// copies it returns, read and write the device bytes where the placements say (HostSpace
+// buffers are heap memory), finish(). Host tasks call acquire_host(), taskwait is flush().
+// Every result is compared with a plain reference array updated the same way.
+#include <nanort/dc/directory.hpp>
+#include <nanort/dc/host_space.hpp>
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace nanort::dc;
+using namespace std::chrono_literals;
+using Staging = Directory::Staging;
+using StageResult = Directory::StageResult;
+using Accesses = std::vector<DataAccess>;
+
+constexpr SpaceId kDev1 = 1, kDev2 = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+template <class T>
+DataAccess in(const T *data, std::size_t count) {
+  return {Region::contiguous(data, count * sizeof(T)), true, false};
+}
+template <class T>
+DataAccess out(const T *data, std::size_t count) {
+  return {Region::contiguous(data, count * sizeof(T)), false, true};
+}
+template <class T>
+DataAccess inout(const T *data, std::size_t count) {
+  return {Region::contiguous(data, count * sizeof(T)), true, true};
+}
+DataAccess inout(Region region) { return {region, true, true}; }
+
+HostSpaceOptions device_options(std::string name, int peer_group = -1) {
+  HostSpaceOptions options;
+  options.name = std::move(name);
+  options.peer_group = peer_group;
+  return options;
+}
+
+// Where access 'index' of a staged task starts on the device.
+template <class T>
+T *on_device(const Staging &staging, std::size_t index) {
+  const Placement &p = staging.placements.at(index);
+  return reinterpret_cast<T *>(HostSpace::bytes_of(p.buffer) + p.offset);
+}
+
+// A device task: stage (which must succeed), wait for the copies, run kernel(staging) on the
+// device bytes, finish. Busy is an error here: the tests that expect it stage by hand.
+template <class Kernel>
+void run_device_task(Directory &directory, SpaceId space, const Accesses &accesses,
+                     Kernel &&kernel) {
+  Staging staging;
+  if (directory.stage(space, accesses, staging) != StageResult::Staged)
+    throw std::runtime_error("stage() answered Busy with nothing else running");
+  if (staging.placements.size() != accesses.size())
+    throw std::runtime_error("stage() gave no placement for each access");
+  for (const CompletionPtr &ready : staging.ready) ready->wait();
+  kernel(staging);
+  directory.finish(accesses, staging);
+}
+
+// run_device_task, with what it threw as text: "" when it ran.
+template <class Kernel>
+std::string device_task_error(Directory &directory, SpaceId space, const Accesses &accesses,
+                              Kernel &&kernel) {
+  try {
+    run_device_task(directory, space, accesses, kernel);
+    return "";
+  } catch (const std::exception &error) {
+    return error.what();
+  }
+}
+
+// A host task: acquire_host, then the body.
+template <class Body>
+void run_host_task(Directory &directory, const Accesses &accesses, Body &&body) {
+  directory.acquire_host(accesses);
+  body();
+}
+
+::testing::AssertionResult same_values(const int *actual, const int *expected, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (actual[i] != expected[i])
+      return ::testing::AssertionFailure() << "first difference at [" << i << "] of " << n << ": "
+                                           << actual[i] << " instead of " << expected[i];
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult same_values(const std::vector<int> &actual,
+                                       const std::vector<int> &expected) {
+  if (actual.size() != expected.size()) return ::testing::AssertionFailure() << "sizes differ";
+  return same_values(actual.data(), expected.data(), actual.size());
+}
+
+std::vector<int> iota_vector(std::size_t n, int first = 0) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), first);
+  return v;
+}
+
+// A HostSpace that checks how the directory uses device buffers: a buffer is never freed
+// while a copy into or out of it is still in flight. free() counts the violation, then waits
+// for those copies before freeing, so that the test itself never writes freed memory.
+class CheckedSpace final : public MemorySpace {
+ public:
+  explicit CheckedSpace(HostSpaceOptions options)
+      : peer_group_(options.peer_group), inner_(std::move(options)) {}
+
+  std::string name() const override { return inner_.name(); }
+  std::size_t memory_size() const override { return inner_.memory_size(); }
+  std::size_t argument_alignment() const override { return inner_.argument_alignment(); }
+  bool wants_staging() const override { return inner_.wants_staging(); }
+
+  DeviceBuffer allocate(std::size_t bytes) override { return inner_.allocate(bytes); }
+  void free(DeviceBuffer buffer) override {
+    std::vector<CompletionPtr> copies;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto node = in_flight_.extract(buffer.handle)) copies = std::move(node.mapped());
+    }
+    for (const CompletionPtr &copy : copies)
+      if (!copy->poll()) {
+        ++violations_;
+        break;
+      }
+    for (const CompletionPtr &copy : copies) copy->wait();
+    inner_.free(buffer);
+  }
+  CompletionPtr write(DeviceBuffer target, std::size_t offset, const void *source,
+                      std::size_t bytes, Dependencies after) override {
+    return track(target, inner_.write(target, offset, source, bytes, after));
+  }
+  CompletionPtr read(DeviceBuffer source, std::size_t offset, void *target, std::size_t bytes,
+                     Dependencies after) override {
+    return track(source, inner_.read(source, offset, target, bytes, after));
+  }
+  CompletionPtr copy(DeviceBuffer source, std::size_t source_offset, DeviceBuffer target,
+                     std::size_t target_offset, std::size_t bytes, Dependencies after) override {
+    CompletionPtr done = inner_.copy(source, source_offset, target, target_offset, bytes, after);
+    track(source, done);
+    return track(target, done);
+  }
+  bool can_copy_from(const MemorySpace &other) const override {
+    auto *peer = dynamic_cast<const CheckedSpace *>(&other);
+    return peer && peer_group_ >= 0 && peer->peer_group_ == peer_group_;
+  }
+  CompletionPtr copy_from(MemorySpace &other, DeviceBuffer source, std::size_t source_offset,
+                          DeviceBuffer target, std::size_t target_offset, std::size_t bytes,
+                          Dependencies after) override {
+    auto &peer = dynamic_cast<CheckedSpace &>(other);
+    // HostSpace buffers are heap memory: this space's thread copies between the two.
+    CompletionPtr done = inner_.copy(source, source_offset, target, target_offset, bytes, after);
+    peer.track(source, done);
+    return track(target, done);
+  }
+  PinnedBuffer allocate_pinned(std::size_t bytes) override { return inner_.allocate_pinned(bytes); }
+  void free_pinned(PinnedBuffer buffer) override { inner_.free_pinned(buffer); }
+
+  std::size_t violations() const { return violations_.load(); }
+  std::size_t copies_made() const { return inner_.copies_made(); }
+  std::size_t live_buffers() const { return inner_.live_buffers(); }
+
+ private:
+  CompletionPtr track(DeviceBuffer buffer, CompletionPtr done) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto &copies = in_flight_[buffer.handle];
+    std::erase_if(copies, [](const CompletionPtr &c) { return c->poll(); });
+    copies.push_back(done);
+    return done;
+  }
+
+  int peer_group_;
+  HostSpace inner_;
+  std::mutex mutex_;
+  std::map<std::uintptr_t, std::vector<CompletionPtr>> in_flight_;
+  std::atomic<std::size_t> violations_{0};
+};
+
+// ---------------------------------------------------------------------------------------------
+// One device
+
+TEST(Directory, ChainOnOneDeviceCopiesInOnceAndBackAtFlush) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(1000), ref = x;
+  const std::vector<int> initial = x;
+  const std::size_t bytes = x.size() * sizeof(int);
+
+  for (int step = 1; step <= 5; ++step) {
+    run_device_task(directory, kDev1, {inout(x.data(), x.size())}, [&](const Staging &s) {
+      int *d = on_device<int>(s, 0);
+      EXPECT_TRUE(same_values(d, ref.data(), ref.size())) << "task " << step;
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = d[i] = d[i] * 3 + step;
+    });
+  }
+  TransferCounters c = directory.counters(kDev1);
+  EXPECT_EQ(c.bytes_to_device, bytes);
+  EXPECT_EQ(c.bytes_to_host, 0u);
+  EXPECT_EQ(c.copies, 1u);
+  EXPECT_EQ(c.misses, 1u);
+  EXPECT_EQ(c.hits, 4u);
+  EXPECT_EQ(c.allocations, 1u);
+  EXPECT_EQ(directory.used_bytes(kDev1), bytes);
+  EXPECT_TRUE(same_values(x, initial)) << "host memory changed before the flush";
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, bit(kDev1));
+  EXPECT_EQ(directory.fragment_at(&x.back()).valid, bit(kDev1));
+  EXPECT_EQ(directory.fragment_at(x.data()).version, 5u);
+  EXPECT_FALSE(directory.host_holds_everything());
+
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  c = directory.counters(kDev1);
+  EXPECT_EQ(c.bytes_to_host, bytes);
+  EXPECT_EQ(c.bytes_to_device, bytes);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly);
+  EXPECT_EQ(directory.fragment_at(&x.back()).valid, kHostOnly);
+  EXPECT_TRUE(directory.host_holds_everything());
+
+  // The allocation stays cached: a new read copies again (the host may have changed the
+  // data) but allocates nothing.
+  for (int &v : x) v = -v;
+  ref = x;
+  run_device_task(directory, kDev1, {in(x.data(), x.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), ref.size()));
+  });
+  c = directory.counters(kDev1);
+  EXPECT_EQ(c.bytes_to_device, 2 * bytes);
+  EXPECT_EQ(c.allocations, 1u);
+  EXPECT_EQ(device.live_buffers(), 1u);
+}
+
+TEST(Directory, SecondReadIsAHit) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(256, 7);
+  const std::size_t bytes = x.size() * sizeof(int);
+
+  for (int task = 0; task < 2; ++task)
+    run_device_task(directory, kDev1, {in(x.data(), x.size())}, [&](const Staging &s) {
+      EXPECT_TRUE(same_values(on_device<int>(s, 0), x.data(), x.size())) << "task " << task;
+    });
+  const TransferCounters c = directory.counters(kDev1);
+  EXPECT_EQ(c.misses, 1u);
+  EXPECT_EQ(c.hits, 1u);
+  EXPECT_EQ(c.bytes_to_device, bytes);
+  EXPECT_EQ(c.copies, 1u);
+  EXPECT_EQ(device.copies_made(), 1u);
+  // Read only: the host still holds a valid copy, nothing to write back.
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly | bit(kDev1));
+  directory.flush();
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, 0u);
+}
+
+TEST(Directory, WriteOnlyTaskCopiesNothingIn) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x(300, -1), ref = iota_vector(300, 100);
+  run_device_task(directory, kDev1, {out(x.data(), x.size())}, [&](const Staging &s) {
+    std::copy(ref.begin(), ref.end(), on_device<int>(s, 0));
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 0u);
+  EXPECT_EQ(directory.counters(kDev1).misses + directory.counters(kDev1).hits, 0u);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, bit(kDev1));
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two devices
+
+TEST(Directory, DeviceToDeviceWithoutPeersGoesThroughTheHost) {
+  HostSpace dev1(device_options("dev1")), dev2(device_options("dev2"));
+  Directory directory({{&dev1}, {&dev2}});
+  std::vector<int> x(500, 0), ref = iota_vector(500, 1000);
+  const std::size_t bytes = x.size() * sizeof(int);
+
+  run_device_task(directory, kDev1, {out(x.data(), x.size())}, [&](const Staging &s) {
+    std::copy(ref.begin(), ref.end(), on_device<int>(s, 0));
+  });
+  run_device_task(directory, kDev2, {in(x.data(), x.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), ref.size()));
+  });
+  const TransferCounters c1 = directory.counters(kDev1), c2 = directory.counters(kDev2);
+  EXPECT_EQ(c1.bytes_to_host, bytes);
+  EXPECT_EQ(c1.bytes_to_device, 0u);
+  EXPECT_EQ(c2.bytes_to_device, bytes);
+  EXPECT_EQ(c2.bytes_from_peer, 0u);
+  EXPECT_EQ(c2.misses, 1u);
+  // On the way the host got the values and keeps them.
+  EXPECT_TRUE(same_values(x, ref));
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly | bit(kDev1) | bit(kDev2));
+  directory.flush();
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, bytes) << "the host already held it";
+}
+
+TEST(Directory, DeviceToDeviceInAPeerGroupCopiesDirectly) {
+  HostSpace dev1(device_options("dev1", 0)), dev2(device_options("dev2", 0));
+  Directory directory({{&dev1}, {&dev2}});
+  std::vector<int> x(500, 0), ref = iota_vector(500, 1000);
+  const std::vector<int> initial = x;
+  const std::size_t bytes = x.size() * sizeof(int);
+
+  run_device_task(directory, kDev1, {out(x.data(), x.size())}, [&](const Staging &s) {
+    std::copy(ref.begin(), ref.end(), on_device<int>(s, 0));
+  });
+  run_device_task(directory, kDev2, {in(x.data(), x.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), ref.size()));
+  });
+  TransferCounters c1 = directory.counters(kDev1), c2 = directory.counters(kDev2);
+  EXPECT_EQ(c2.bytes_from_peer, bytes);
+  EXPECT_EQ(c2.bytes_to_device, 0u);
+  EXPECT_EQ(c1.bytes_to_host, 0u);
+  EXPECT_EQ(c2.bytes_to_host, 0u);
+  EXPECT_TRUE(same_values(x, initial)) << "the copy went through host memory";
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, bit(kDev1) | bit(kDev2));
+
+  // Flush from the lowest valid device, once.
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  c1 = directory.counters(kDev1);
+  c2 = directory.counters(kDev2);
+  EXPECT_EQ(c1.bytes_to_host + c2.bytes_to_host, bytes);
+}
+
+// Modified data goes back and forth between two devices, read and written on each.
+TEST(Directory, PingPongBetweenDevices) {
+  for (int peer_group : {-1, 3}) {
+    SCOPED_TRACE(peer_group < 0 ? "through the host" : "peers");
+    HostSpace dev1(device_options("dev1", peer_group)), dev2(device_options("dev2", peer_group));
+    Directory directory({{&dev1}, {&dev2}});
+    std::vector<int> x = iota_vector(333), ref = x;
+    for (int round = 0; round < 6; ++round) {
+      const SpaceId space = round % 2 ? kDev2 : kDev1;
+      run_device_task(directory, space, {inout(x.data(), x.size())}, [&](const Staging &s) {
+        int *d = on_device<int>(s, 0);
+        EXPECT_TRUE(same_values(d, ref.data(), ref.size())) << "round " << round;
+        for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = d[i] = d[i] + round * 7 + 1;
+      });
+    }
+    directory.flush();
+    EXPECT_TRUE(same_values(x, ref));
+  }
+}
+
+// A device reads bytes of which part is Modified on a peer and part valid on the host only.
+TEST(Directory, ReadFromMixedSources) {
+  HostSpace dev1(device_options("dev1", 0)), dev2(device_options("dev2", 0));
+  Directory directory({{&dev1}, {&dev2}});
+  std::vector<int> x = iota_vector(200), ref = x;
+  run_device_task(directory, kDev1, {inout(x.data(), 100)}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    for (int i = 0; i < 100; ++i) ref[i] = d[i] = -d[i] - 1;
+  });
+  run_device_task(directory, kDev2, {in(x.data() + 50, 100)}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data() + 50, 100));
+  });
+  EXPECT_EQ(directory.counters(kDev2).bytes_from_peer, 50 * sizeof(int));
+  EXPECT_EQ(directory.counters(kDev2).bytes_to_device, 50 * sizeof(int));
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host
+
+TEST(Directory, AcquireHostCopiesModifiedDataBack) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(400), ref = x;
+  const std::size_t bytes = x.size() * sizeof(int);
+  run_device_task(directory, kDev1, {inout(x.data(), x.size())}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = d[i] = d[i] * d[i];
+  });
+  EXPECT_FALSE(same_values(x, ref)) << "the host saw the device's writes before acquire_host";
+
+  run_host_task(directory, {in(x.data(), x.size())},
+                [&] { EXPECT_TRUE(same_values(x, ref)); });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, bytes);
+  EXPECT_EQ(directory.counters(kHost).misses, 1u);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly | bit(kDev1));
+
+  // Both hold it now: a second host read and a device read are hits, with no copy.
+  directory.acquire_host(Accesses{in(x.data(), x.size())});
+  EXPECT_EQ(directory.counters(kHost).hits, 1u);
+  run_device_task(directory, kDev1, {in(x.data(), x.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), ref.size()));
+  });
+  EXPECT_EQ(directory.counters(kDev1).hits, 1u);
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, bytes);
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, bytes);
+}
+
+TEST(Directory, HostWriteInvalidatesTheDeviceCopy) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(400), ref = x;
+  const std::size_t bytes = x.size() * sizeof(int);
+  auto device_increment = [&] {
+    run_device_task(directory, kDev1, {inout(x.data(), x.size())}, [&](const Staging &s) {
+      int *d = on_device<int>(s, 0);
+      EXPECT_TRUE(same_values(d, ref.data(), ref.size()));
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = ++d[i];
+    });
+  };
+  device_increment();
+
+  // A host task reading and writing: the device's values come back first.
+  run_host_task(directory, {inout(x.data(), x.size())}, [&] {
+    EXPECT_TRUE(same_values(x, ref));
+    for (std::size_t i = 0; i < x.size(); ++i) ref[i] = x[i] *= 2;
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, bytes);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly);
+
+  // The device copy is stale: the next device task copies the host's values in again.
+  device_increment();
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 2 * bytes);
+
+  // A host task that only writes: nothing comes back from the device.
+  run_host_task(directory, {out(x.data(), x.size())}, [&] {
+    for (std::size_t i = 0; i < x.size(); ++i) ref[i] = x[i] = 5 * static_cast<int>(i);
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, bytes);
+  device_increment();
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 3 * bytes);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+TEST(Directory, HostTasksNeedNoWorkWhenTheHostHoldsEverything) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(64);
+  EXPECT_TRUE(directory.host_holds_everything());
+  directory.acquire_host(Accesses{inout(x.data(), x.size())});
+  directory.flush();
+  EXPECT_TRUE(directory.host_holds_everything());
+  EXPECT_EQ(device.copies_made(), 0u);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, kHostOnly);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partial overlaps and blocks
+
+TEST(Directory, PartialOverlapsMatchAReference) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(200), ref = x;
+  auto check_host = [&](std::size_t from, std::size_t to, const char *when) {
+    EXPECT_TRUE(same_values(x.data() + from, ref.data() + from, to - from))
+        << when << ", host x[" << from << ":" << to << ")";
+  };
+
+  // Device writes x[0:100) without reading it.
+  run_device_task(directory, kDev1, {out(x.data(), 100)}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    for (int i = 0; i < 100; ++i) ref[i] = d[i] = 1000 + i;
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 0u);
+
+  // Device reads x[50:150): [50,100) is there, [100,150) comes from the host; the two
+  // allocations merge into one.
+  Placement merged;
+  run_device_task(directory, kDev1, {in(x.data() + 50, 100)}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data() + 50, 100));
+    merged = s.placements[0];
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 50 * sizeof(int));
+  EXPECT_EQ(directory.fragment_at(&x[60]).valid, bit(kDev1));
+  EXPECT_EQ(directory.fragment_at(&x[120]).valid, kHostOnly | bit(kDev1));
+
+  // The merged allocation holds x[0:150): a task naming all of it hits without a copy, and
+  // in the same buffer.
+  run_device_task(directory, kDev1, {in(x.data(), 150)}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), 150));
+    EXPECT_EQ(s.placements[0].buffer, merged.buffer);
+    EXPECT_EQ(s.placements[0].offset + 50 * sizeof(int), merged.offset);
+  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 50 * sizeof(int));
+  EXPECT_EQ(directory.counters(kDev1).hits, 1u);
+
+  // A host task reads and writes x[25:75).
+  run_host_task(directory, {inout(x.data() + 25, 50)}, [&] {
+    check_host(25, 75, "host task");
+    for (int i = 25; i < 75; ++i) ref[i] = x[i] = -i;
+  });
+  EXPECT_EQ(directory.fragment_at(&x[30]).valid, kHostOnly);
+  EXPECT_EQ(directory.fragment_at(&x[10]).valid & bit(kDev1), bit(kDev1));
+
+  // One device task with two overlapping accesses: reads x[0:60), reads and writes
+  // x[40:150). Both land in one buffer, at their own offsets.
+  run_device_task(directory, kDev1, {in(x.data(), 60), inout(x.data() + 40, 110)},
+                  [&](const Staging &s) {
+                    EXPECT_EQ(s.placements[0].buffer, s.placements[1].buffer);
+                    EXPECT_EQ(s.placements[1].offset - s.placements[0].offset, 40 * sizeof(int));
+                    EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), 60));
+                    int *d = on_device<int>(s, 1);
+                    EXPECT_TRUE(same_values(d, ref.data() + 40, 110));
+                    for (int i = 0; i < 110; ++i) ref[40 + i] = d[i] = d[i] * 2 + 1;
+                  });
+
+  // Flush of x[0:60) only: that part is current on the host, the rest not yet.
+  directory.flush(Region::contiguous(x.data(), 60 * sizeof(int)));
+  check_host(0, 60, "after flush of [0,60)");
+  EXPECT_FALSE(same_values(x.data() + 60, ref.data() + 60, 90)) << "flushed past the region";
+  EXPECT_EQ(directory.fragment_at(&x[59]).valid, kHostOnly);
+  EXPECT_EQ(directory.fragment_at(&x[60]).valid, bit(kDev1));
+
+  // Device reads and writes x[100:200): [150,200) is new, the allocation grows again.
+  run_device_task(directory, kDev1, {inout(x.data() + 100, 100)}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    EXPECT_TRUE(same_values(d, ref.data() + 100, 100));
+    for (int i = 0; i < 100; ++i) ref[100 + i] = d[i] += 3;
+  });
+
+  // A host read of x[55:65): the boundary of the flushed part.
+  run_host_task(directory, {in(x.data() + 55, 10)}, [&] { check_host(55, 65, "host read"); });
+
+  directory.flush();
+  check_host(0, 200, "after the full flush");
+  EXPECT_TRUE(directory.host_holds_everything());
+  EXPECT_LE(directory.used_bytes(kDev1), 3 * 200 * sizeof(int));
+}
+
+TEST(Directory, BlockRegionsMoveOnlyTheirRows) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  constexpr std::size_t kCols = 64, kRows = 64;
+  std::vector<int> m = iota_vector(kRows * kCols), ref = m;
+  const std::size_t stride = kCols * sizeof(int);
+  auto at = [&](std::size_t r, std::size_t c) { return &m[r * kCols + c]; };
+
+  // Rows [8, 24), columns [16, 48).
+  const Region block = Region::block(at(8, 16), 32 * sizeof(int), 16, stride);
+  ASSERT_FALSE(block.is_contiguous());
+  auto double_block = [&](const Region &region, std::size_t row0, std::size_t col0,
+                          std::size_t cols) {
+    run_device_task(directory, kDev1, {inout(region)}, [&](const Staging &s) {
+      unsigned char *base = on_device<unsigned char>(s, 0);
+      for (std::size_t r = 0; r < region.rows; ++r) {
+        int *row = reinterpret_cast<int *>(base + r * stride);
+        const int *expect = &ref[(row0 + r) * kCols + col0];
+        EXPECT_TRUE(same_values(row, expect, cols)) << "row " << row0 + r;
+        for (std::size_t c = 0; c < cols; ++c) ref[(row0 + r) * kCols + col0 + c] = row[c] *= 2;
+      }
+    });
+  };
+  double_block(block, 8, 16, 32);
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, 16 * 32 * sizeof(int));
+  EXPECT_EQ(directory.fragment_at(at(8, 16)).valid, bit(kDev1));
+  EXPECT_EQ(directory.fragment_at(at(8, 48)).valid, kHostOnly) << "between two rows";
+
+  // Flush of the block alone: its rows come back, and nothing between them.
+  directory.flush(block);
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, 16 * 32 * sizeof(int));
+  EXPECT_TRUE(same_values(m, ref)) << "the bytes between the rows must not be written back";
+  EXPECT_TRUE(directory.host_holds_everything());
+
+  // A second block beside it, columns [0, 16) of rows [4, 20): its bounding range overlaps
+  // the first allocation, which merges; only its rows move.
+  const Region beside = Region::block(at(4, 0), 16 * sizeof(int), 16, stride);
+  double_block(beside, 4, 0, 16);
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, (16 * 32 + 16 * 16) * sizeof(int));
+  // And the first block again: its rows come from the host again (flushed), values right.
+  double_block(block, 8, 16, 32);
+  directory.flush();
+  EXPECT_TRUE(same_values(m, ref));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capacity: eviction, Busy, too large
+
+TEST(Directory, EvictionRoundRobinWritesBackAndStaysWithinCapacity) {
+  CheckedSpace device(device_options("small-dev"));
+  constexpr std::size_t kCapacity = 4096;
+  Directory directory({{&device, kCapacity}});
+  constexpr std::size_t kBlock = 256;                 // ints: 1 KiB
+  constexpr std::size_t kBlocks = 40;                 // 40 KiB, 10 times the capacity
+  std::vector<int> x = iota_vector(kBlock * kBlocks), ref = x;
+
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t b = 0; b < kBlocks; ++b) {
+      int *block = x.data() + b * kBlock;
+      run_device_task(directory, kDev1, {inout(block, kBlock)}, [&](const Staging &s) {
+        int *d = on_device<int>(s, 0);
+        EXPECT_TRUE(same_values(d, ref.data() + b * kBlock, kBlock))
+            << "round " << round << " block " << b;
+        for (std::size_t i = 0; i < kBlock; ++i)
+          ref[b * kBlock + i] = d[i] += round * 1000 + static_cast<int>(b);
+      });
+      ASSERT_LE(directory.used_bytes(kDev1), kCapacity);
+    }
+  // Tasks reading a block and writing its neighbour: two allocations pinned at once.
+  for (std::size_t b = 0; b + 1 < kBlocks; ++b) {
+    run_device_task(directory, kDev1,
+                    {in(x.data() + (b + 1) * kBlock, kBlock), inout(x.data() + b * kBlock, kBlock)},
+                    [&](const Staging &s) {
+                      const int *next = on_device<int>(s, 0);
+                      int *d = on_device<int>(s, 1);
+                      EXPECT_TRUE(same_values(next, ref.data() + (b + 1) * kBlock, kBlock));
+                      EXPECT_TRUE(same_values(d, ref.data() + b * kBlock, kBlock));
+                      for (std::size_t i = 0; i < kBlock; ++i)
+                        ref[b * kBlock + i] = d[i] -= next[i];
+                    });
+    ASSERT_LE(directory.used_bytes(kDev1), kCapacity);
+  }
+  const TransferCounters c = directory.counters(kDev1);
+  EXPECT_GT(c.evictions, 0u);
+  EXPECT_GT(c.bytes_to_host, 0u) << "modified blocks are written back when evicted";
+  EXPECT_LE(c.peak_bytes, kCapacity);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  EXPECT_EQ(device.violations(), 0u) << "a device buffer was freed with a copy in flight";
+}
+
+// Evicted data written back, and data copied in, through the pinned staging buffers.
+TEST(Directory, EvictionThroughStagingBuffers) {
+  HostSpaceOptions options = device_options("staging-dev");
+  options.wants_staging = true;
+  CheckedSpace device(options);
+  DirectoryOptions directory_options;
+  directory_options.staging_chunk = 1000;  // not a divisor of anything below
+  directory_options.staging_threshold = 0;
+  Directory directory({{&device, 8192}}, directory_options);
+  std::vector<int> x = iota_vector(10000), ref = x;  // 40000 bytes
+  constexpr std::size_t kBlock = 700;                // 2800 bytes: 2 fit
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t start = 0; start < x.size(); start += kBlock) {
+      const std::size_t n = std::min(kBlock, x.size() - start);
+      run_device_task(directory, kDev1, {inout(x.data() + start, n)}, [&](const Staging &s) {
+        int *d = on_device<int>(s, 0);
+        EXPECT_TRUE(same_values(d, ref.data() + start, n)) << "round " << round << " at " << start;
+        for (std::size_t i = 0; i < n; ++i) ref[start + i] = d[i] = d[i] * 2 - 1;
+      });
+      ASSERT_LE(directory.used_bytes(kDev1), 8192u);
+    }
+  EXPECT_GT(directory.counters(kDev1).evictions, 0u);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, 2 * x.size() * sizeof(int));
+  EXPECT_EQ(device.violations(), 0u);
+}
+
+// The device has less memory than the directory's limit says: allocations fail below the
+// limit, and the directory makes room all the same.
+TEST(Directory, DeviceMemorySmallerThanTheCapacity) {
+  HostSpaceOptions options = device_options("small-memory");
+  options.memory_size = 4096;
+  CheckedSpace device(options);
+  Directory directory({{&device, std::size_t(1) << 20}});
+  std::vector<int> x = iota_vector(4096), ref = x;  // 16 KiB
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t b = 0; b < 16; ++b)
+      run_device_task(directory, kDev1, {inout(x.data() + b * 256, 256)}, [&](const Staging &s) {
+        int *d = on_device<int>(s, 0);
+        EXPECT_TRUE(same_values(d, ref.data() + b * 256, 256));
+        for (std::size_t i = 0; i < 256; ++i) ref[b * 256 + i] = d[i] += 5;
+      });
+  EXPECT_GT(directory.counters(kDev1).evictions, 0u);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  EXPECT_EQ(device.violations(), 0u);
+}
+
+TEST(Directory, BusyWhileAnotherTaskHoldsTheMemory) {
+  CheckedSpace device(device_options("small-dev"));
+  Directory directory({{&device, 4096}});
+  std::vector<int> a = iota_vector(768), ref_a = a;  // 3 KiB
+  std::vector<int> b = iota_vector(768, 5000);       // b[0:128) is 512 B, b[256:768) 2 KiB
+  std::vector<int> c = iota_vector(256, 9000);       // 1 KiB
+
+  const Accesses task_a{inout(a.data(), a.size())};
+  Staging staged_a;
+  ASSERT_EQ(directory.stage(kDev1, task_a, staged_a), StageResult::Staged);
+  for (const CompletionPtr &ready : staged_a.ready) ready->wait();
+  int *da = on_device<int>(staged_a, 0);
+  for (std::size_t i = 0; i < a.size(); ++i) ref_a[i] = da[i] += 1;
+
+  // B's first access fits beside A, its second does not while A holds its memory.
+  const Accesses task_b{in(b.data(), 128), in(b.data() + 256, 512)};
+  Staging staged_b;
+  EXPECT_EQ(directory.stage(kDev1, task_b, staged_b), StageResult::Busy);
+  EXPECT_TRUE(staged_b.pinned.empty());
+  EXPECT_LE(directory.used_bytes(kDev1), 4096u);
+  EXPECT_EQ(directory.stage(kDev1, task_b, staged_b), StageResult::Busy) << "A still runs";
+
+  // B holds nothing: C fits beside A by evicting what B placed.
+  run_device_task(directory, kDev1, {in(c.data(), c.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), c.data(), c.size()));
+  });
+
+  directory.finish(task_a, staged_a);
+  ASSERT_EQ(directory.stage(kDev1, task_b, staged_b), StageResult::Staged);
+  for (const CompletionPtr &ready : staged_b.ready) ready->wait();
+  EXPECT_TRUE(same_values(on_device<int>(staged_b, 0), b.data(), 128));
+  EXPECT_TRUE(same_values(on_device<int>(staged_b, 1), b.data() + 256, 512));
+  directory.finish(task_b, staged_b);
+  EXPECT_LE(directory.used_bytes(kDev1), 4096u);
+
+  // A's write was saved when its allocation went.
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, a.size() * sizeof(int));
+  directory.flush();
+  EXPECT_TRUE(same_values(a, ref_a));
+  EXPECT_EQ(device.violations(), 0u);
+}
+
+TEST(Directory, DataTooLargeNamesTheSpace) {
+  CheckedSpace device(device_options("tiny-device"));
+  Directory directory({{&device, 4096}});
+  std::vector<char> big(8192), a(3000), b(3000);
+
+  auto expect_too_large = [&](const Accesses &accesses, const char *what) {
+    SCOPED_TRACE(what);
+    Staging staging;
+    try {
+      directory.stage(kDev1, accesses, staging);
+      ADD_FAILURE() << "stage() did not throw";
+    } catch (const DataTooLargeError &error) {
+      EXPECT_NE(std::string(error.what()).find("tiny-device"), std::string::npos) << error.what();
+    }
+    EXPECT_TRUE(staging.pinned.empty());
+  };
+  expect_too_large({in(big.data(), big.size())}, "one access larger than the capacity");
+  // Each fits alone, not both together.
+  expect_too_large({in(a.data(), a.size()), in(b.data(), b.size())}, "two accesses");
+
+  // Nothing stays pinned: each fits alone afterwards.
+  run_device_task(directory, kDev1, {in(a.data(), a.size())}, [](const Staging &) {});
+  run_device_task(directory, kDev1, {in(b.data(), b.size())}, [](const Staging &) {});
+  EXPECT_LE(directory.used_bytes(kDev1), 4096u);
+
+  // The host space has no capacity: staging there is a logic error.
+  Staging staging;
+  EXPECT_THROW(directory.stage(kHost, Accesses{in(a.data(), 1)}, staging), std::logic_error);
+  EXPECT_THROW(directory.stage(2, Accesses{in(a.data(), 1)}, staging), std::logic_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Staging through pinned buffers
+
+TEST(Directory, StagedCopiesInChunks) {
+  HostSpaceOptions options = device_options("staging-dev");
+  options.wants_staging = true;
+  HostSpace device(options);
+  DirectoryOptions directory_options;
+  directory_options.staging_chunk = 4096;
+  directory_options.staging_threshold = 0;
+  Directory directory({{&device}}, directory_options);
+
+  // 20012 bytes: 4 full chunks and a partial one. Two arrays in one task share the two
+  // staging buffers.
+  std::vector<int> x = iota_vector(5003), y = iota_vector(1500, -7000), ref_x = x;
+  const std::size_t x_bytes = x.size() * sizeof(int), y_bytes = y.size() * sizeof(int);
+  run_device_task(directory, kDev1, {inout(x.data(), x.size()), in(y.data(), y.size())},
+                  [&](const Staging &s) {
+                    int *d = on_device<int>(s, 0);
+                    EXPECT_TRUE(same_values(d, ref_x.data(), ref_x.size()));
+                    EXPECT_TRUE(same_values(on_device<int>(s, 1), y.data(), y.size()));
+                    for (std::size_t i = 0; i < x.size(); ++i) ref_x[i] = d[i] = 3 * d[i] - 1;
+                  });
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_device, x_bytes + y_bytes);
+  EXPECT_EQ(device.copies_made(), 5u + 2u) << "one copy per chunk";
+
+  const std::size_t before_flush = device.copies_made();
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref_x));
+  EXPECT_EQ(directory.counters(kDev1).bytes_to_host, x_bytes);
+  EXPECT_EQ(device.copies_made() - before_flush, 5u);
+
+  // A part of x inside the cached allocation, not at a chunk boundary: offsets right.
+  for (int &v : x) v ^= 0x5555;
+  ref_x = x;
+  run_device_task(directory, kDev1, {inout(x.data() + 1001, 3333)}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    EXPECT_TRUE(same_values(d, ref_x.data() + 1001, 3333));
+    for (int i = 0; i < 3333; ++i) ref_x[1001 + i] = d[i] += 11;
+  });
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref_x));
+}
+
+TEST(Directory, SmallCopiesBypassStaging) {
+  HostSpaceOptions options = device_options("staging-dev");
+  options.wants_staging = true;
+  HostSpace device(options);
+  DirectoryOptions directory_options;
+  directory_options.staging_chunk = 4096;
+  directory_options.staging_threshold = 64 * 1024;
+  Directory directory({{&device}}, directory_options);
+  std::vector<int> x = iota_vector(5003), ref = x;
+  run_device_task(directory, kDev1, {inout(x.data(), x.size())}, [&](const Staging &s) {
+    int *d = on_device<int>(s, 0);
+    EXPECT_TRUE(same_values(d, ref.data(), ref.size()));
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = ++d[i];
+  });
+  directory.flush();
+  EXPECT_EQ(device.copies_made(), 2u) << "one copy each way, below the threshold";
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asynchrony
+
+TEST(Directory, CopiesAreAsynchronousAndSharedWhileInFlight) {
+  HostSpaceOptions options = device_options("slow-dev");
+  options.copy_delay = 50ms;
+  HostSpace device(options);
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(1024);
+  const Accesses reader{in(x.data(), x.size())};
+
+  Staging first;
+  ASSERT_EQ(directory.stage(kDev1, reader, first), StageResult::Staged);
+  ASSERT_EQ(first.ready.size(), 1u);
+  EXPECT_FALSE(first.ready[0]->poll()) << "stage() waited for its copy";
+  EXPECT_EQ(device.copies_made(), 1u);
+
+  // A second reader on the same device while the copy is in flight waits for that copy.
+  Staging second;
+  ASSERT_EQ(directory.stage(kDev1, reader, second), StageResult::Staged);
+  ASSERT_EQ(second.ready.size(), 1u);
+  EXPECT_EQ(second.ready[0], first.ready[0]) << "not the same pending completion";
+  EXPECT_EQ(device.copies_made(), 1u) << "a second copy was made";
+  EXPECT_EQ(directory.counters(kDev1).copies, 1u);
+
+  for (const CompletionPtr &ready : second.ready) ready->wait();
+  EXPECT_TRUE(first.ready[0]->poll());
+  EXPECT_TRUE(same_values(on_device<int>(first, 0), x.data(), x.size()));
+  EXPECT_TRUE(same_values(on_device<int>(second, 0), x.data(), x.size()));
+  directory.finish(reader, first);
+  directory.finish(reader, second);
+
+  // Once done, a third reader has nothing to wait for.
+  Staging third;
+  ASSERT_EQ(directory.stage(kDev1, reader, third), StageResult::Staged);
+  for (const CompletionPtr &ready : third.ready) EXPECT_TRUE(ready->poll());
+  directory.finish(reader, third);
+  EXPECT_EQ(device.copies_made(), 1u);
+}
+
+TEST(Directory, SlowCopiesBetweenDevicesAndBack) {
+  HostSpaceOptions options1 = device_options("slow1"), options2 = device_options("slow2");
+  options1.copy_delay = options2.copy_delay = 5ms;
+  HostSpace dev1(options1), dev2(options2);
+  Directory directory({{&dev1}, {&dev2}});
+  std::vector<int> x = iota_vector(2000), ref = x;
+  for (int round = 0; round < 4; ++round) {
+    const SpaceId space = round % 2 ? kDev2 : kDev1;
+    run_device_task(directory, space, {inout(x.data(), x.size())}, [&](const Staging &s) {
+      int *d = on_device<int>(s, 0);
+      EXPECT_TRUE(same_values(d, ref.data(), ref.size())) << "round " << round;
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = d[i] ^= round + 1;
+    });
+  }
+  // acquire_host and flush return with the copies done.
+  directory.acquire_host(Accesses{in(x.data(), 1000)});
+  EXPECT_TRUE(same_values(x.data(), ref.data(), 1000));
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads
+
+// Threads stage and finish tasks on disjoint arrays on two devices at once, with host tasks
+// in between; 'capacity' small enough forces eviction and Busy answers under contention.
+void run_concurrently(std::size_t capacity, int rounds) {
+  CheckedSpace dev1(device_options("dev1")), dev2(device_options("dev2"));
+  Directory directory({{&dev1, capacity}, {&dev2, capacity}});
+  constexpr int kThreads = 4;
+  constexpr std::size_t kArrays = 2;  // per thread
+  constexpr std::size_t kSize = 256;  // ints
+  std::vector<std::vector<int>> data, ref;
+  for (int i = 0; i < kThreads * int(kArrays); ++i) {
+    data.push_back(iota_vector(kSize, i * 100000));
+    ref.push_back(data.back());
+  }
+  std::vector<int> host_only = iota_vector(4096);
+  std::atomic<int> failures{0}, busy{0};
+
+  auto worker = [&](int t) {
+    const SpaceId space = t % 2 ? kDev2 : kDev1;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (int r = 0; r < rounds; ++r) {
+      const std::size_t which = t * kArrays + r % kArrays;
+      std::vector<int> &x = data[which], &expect = ref[which];
+      if (r % 7 == 6) {  // a host task on this thread's own data
+        directory.acquire_host(Accesses{inout(x.data(), x.size())});
+        if (!same_values(x, expect)) ++failures;
+        for (std::size_t i = 0; i < x.size(); ++i) expect[i] = x[i] += 2;
+        continue;
+      }
+      if (r % 5 == 0) directory.acquire_host(Accesses{in(host_only.data(), host_only.size())});
+      const Accesses accesses{inout(x.data(), x.size())};
+      Staging staging;
+      while (directory.stage(space, accesses, staging) == StageResult::Busy) {
+        ++busy;
+        if (std::chrono::steady_clock::now() > deadline) {
+          ++failures;
+          return;
+        }
+        std::this_thread::yield();
+      }
+      for (const CompletionPtr &ready : staging.ready) ready->wait();
+      int *d = on_device<int>(staging, 0);
+      if (!same_values(d, expect.data(), expect.size())) ++failures;
+      for (std::size_t i = 0; i < expect.size(); ++i) expect[i] = d[i] = d[i] + t + 1;
+      directory.finish(accesses, staging);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  for (std::thread &thread : threads) thread.join();
+
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(directory.used_bytes(kDev1), capacity);
+  EXPECT_LE(directory.used_bytes(kDev2), capacity);
+  directory.flush();
+  for (std::size_t i = 0; i < data.size(); ++i)
+    EXPECT_TRUE(same_values(data[i], ref[i])) << "array " << i;
+  EXPECT_EQ(dev1.violations() + dev2.violations(), 0u);
+  if (capacity < 4 * kSize * sizeof(int)) {
+    EXPECT_GT(directory.counters(kDev1).evictions, 0u);
+    EXPECT_GT(directory.counters(kDev2).evictions, 0u);
+  }
+  std::printf("capacity %zu: %d Busy answers, evictions %llu + %llu\n", capacity, busy.load(),
+              static_cast<unsigned long long>(directory.counters(kDev1).evictions),
+              static_cast<unsigned long long>(directory.counters(kDev2).evictions));
+}
+
+TEST(Directory, ConcurrentThreadsOnTwoDevices) { run_concurrently(std::size_t(1) << 20, 300); }
+
+// Room for one array and a half per device: two threads per device evict each other's data
+// and get Busy while the other's task holds its memory.
+TEST(Directory, ConcurrentThreadsWithEvictionAndBusy) { run_concurrently(1536, 300); }
+
+// ---------------------------------------------------------------------------------------------
+// Regressions.
+
+// A task's range overlaps a cached allocation: merging them into one larger allocation needs
+// the old and the new at once. When that does not fit, the old allocation is written back and
+// dropped; a task whose own data fits must never get DataTooLargeError.
+TEST(DirectoryRegression, OverlappingAccessThatFitsAloneIsNotTooLarge) {
+  CheckedSpace device(device_options("small-dev"));
+  Directory directory({{&device, 4096}});
+  std::vector<int> x = iota_vector(2048), ref = x;  // 8 KiB
+  run_device_task(directory, kDev1, {inout(x.data(), 768)}, [&](const Staging &s) {  // 3 KiB
+    int *d = on_device<int>(s, 0);
+    for (int i = 0; i < 768; ++i) ref[i] = d[i] += 1;
+  });
+  // x[512:1024) is 2 KiB.
+  const std::string error =
+      device_task_error(directory, kDev1, {in(x.data() + 512, 512)}, [&](const Staging &s) {
+        EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data() + 512, 512));
+      });
+  EXPECT_EQ(error, "") << "staging x[512:1024) (2 KiB) on a 4 KiB device holding x[0:768)";
+  EXPECT_LE(directory.used_bytes(kDev1), 4096u);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// The same: windows sliding over an array larger than the capacity, each window overlapping
+// the last, must not grow one allocation past the capacity.
+TEST(DirectoryRegression, SlidingWindowOverDataLargerThanTheCapacity) {
+  CheckedSpace device(device_options("small-dev"));
+  Directory directory({{&device, 4096}});
+  std::vector<int> x = iota_vector(4096), ref = x;  // 16 KiB
+  constexpr std::size_t kWindow = 256, kStep = 128;  // 1 KiB windows, half overlapping
+  for (std::size_t start = 0; start + kWindow <= x.size(); start += kStep) {
+    const std::string error =
+        device_task_error(directory, kDev1, {inout(x.data() + start, kWindow)},
+                          [&](const Staging &s) {
+                            int *d = on_device<int>(s, 0);
+                            EXPECT_TRUE(same_values(d, ref.data() + start, kWindow));
+                            for (std::size_t i = 0; i < kWindow; ++i) ref[start + i] = d[i] += 1;
+                          });
+    ASSERT_EQ(error, "") << "the window at x[" << start << ":" << start + kWindow << ")";
+    ASSERT_LE(directory.used_bytes(kDev1), 4096u);
+  }
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+}
+
+// Copies into a device allocation count among its users: an allocation whose task was
+// abandoned while its copy was in flight may be evicted, but its buffer is freed only after
+// the copy wrote into it (else a use after free on a real device, and in HostSpace).
+TEST(DirectoryRegression, BufferIsNotFreedWhileACopyIntoItIsInFlight) {
+  HostSpaceOptions options = device_options("slow-dev");
+  options.copy_delay = 100ms;
+  CheckedSpace device(options);
+  Directory directory({{&device, 4096}});
+  std::vector<int> a = iota_vector(768), b = iota_vector(512, 77);  // 3 KiB, 2 KiB
+
+  const Accesses task_a{in(a.data(), a.size())};
+  Staging staged_a;
+  ASSERT_EQ(directory.stage(kDev1, task_a, staged_a), StageResult::Staged);
+  ASSERT_FALSE(staged_a.ready.empty());
+  directory.abandon(staged_a);  // the task never runs; its copy is still in flight
+
+  // B does not fit beside A: A's allocation is evicted and its 3 KiB buffer released.
+  run_device_task(directory, kDev1, {in(b.data(), b.size())}, [&](const Staging &s) {
+    EXPECT_TRUE(same_values(on_device<int>(s, 0), b.data(), b.size()));
+  });
+  EXPECT_EQ(device.violations(), 0u)
+      << "a device buffer was freed while a copy into it was still in flight";
+}
+
+// The same at destruction: ~Directory waits for copies into buffers before freeing them.
+TEST(DirectoryRegression, DestructorWaitsForCopiesIntoBuffers) {
+  HostSpaceOptions options = device_options("slow-dev");
+  options.copy_delay = 100ms;
+  CheckedSpace device(options);
+  std::vector<int> a = iota_vector(768);
+  {
+    Directory directory({{&device}});
+    const Accesses task_a{in(a.data(), a.size())};
+    Staging staged_a;
+    ASSERT_EQ(directory.stage(kDev1, task_a, staged_a), StageResult::Staged);
+    directory.abandon(staged_a);
+  }
+  EXPECT_EQ(device.live_buffers(), 0u);
+  EXPECT_EQ(device.violations(), 0u)
+      << "a device buffer was freed while a copy into it was still in flight";
+}
+
+}  // namespace
