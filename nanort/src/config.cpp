@@ -41,7 +41,7 @@ const std::vector<EnvVar> &environment_table() {
        "memory each device may hold for task data: a size (bytes, or with K, M, G), a percent "
        "of the device's memory, or a comma list of NAME=LIMIT for single devices (e.g. "
        "512M,opencl1=64K); past it, least recently used data is evicted"},
-      {"NANORT_DEVICE_IN_FLIGHT", "4",
+      {"NANORT_DEVICE_IN_FLIGHT", "8",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes"},
   };

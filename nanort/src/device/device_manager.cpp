@@ -30,7 +30,7 @@ void DeviceManager::request_stop() {
 
 void DeviceManager::run() {
   const nanort_device_kind kind = accelerator_.kind();
-  int idle_polls = 0;
+  std::uint64_t idle_since = 0;  // when polling last found nothing to do
   for (;;) {
     bool progress = false;
     for (std::size_t i = 0; i < running_.size();) {
@@ -55,7 +55,7 @@ void DeviceManager::run() {
       progress = true;
     }
     if (progress) {
-      idle_polls = 0;
+      idle_since = 0;
       continue;
     }
     if (running_.empty() && !held_) {
@@ -63,8 +63,11 @@ void DeviceManager::run() {
       idle_.sleep_unless([&] { return stopping_.load() || runtime_.device_work_waiting(kind); });
       continue;
     }
-    // Kernels or copies in flight: poll, briefly yielding, then in short sleeps.
-    if (++idle_polls < 2000)
+    // Kernels or copies in flight: poll, yielding, for a short while (completions of short
+    // kernels come soon), then in short sleeps that leave the cores to CPU devices and workers.
+    const std::uint64_t now = Observer::now_ns();
+    if (idle_since == 0) idle_since = now;
+    if (now - idle_since < 50'000)
       std::this_thread::yield();
     else
       std::this_thread::sleep_for(std::chrono::microseconds(20));

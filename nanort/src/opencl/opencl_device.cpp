@@ -514,15 +514,17 @@ class OpenClDevice final : public Accelerator {
                                (module.origin ? module.origin : "the embedded OpenCL source"));
     NANORT_CL_CHECK_STATUS(status, "clCreateKernel");
     kernels_.emplace(key, kernel);
+    cl_uint arguments = 0;
+    NANORT_CL_CHECK(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments,
+                                    nullptr));
+    argument_counts_[kernel] = arguments;
     return kernel;
   }
 
   void set_arguments(cl_kernel kernel, const std::string &kernel_name, const Task &task,
                      const nanort_task_impl &impl, const std::vector<dc::DataAccess> &data,
                      const dc::Directory::Staging &staging) {
-    cl_uint expected = 0;
-    NANORT_CL_CHECK(clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof expected, &expected,
-                                    nullptr));
+    const cl_uint expected = argument_counts_.at(kernel);
     if (expected != impl.num_kernel_args)
       throw std::runtime_error("kernel '" + kernel_name + "' takes " + std::to_string(expected) +
                                " argument(s), the task passes " +
@@ -581,7 +583,9 @@ class OpenClDevice final : public Accelerator {
   std::shared_ptr<Context> context_;
   cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
   std::unique_ptr<OpenClMemory> memory_;
-  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;  // manager thread only
+  // Manager thread only.
+  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
+  std::map<cl_kernel, cl_uint> argument_counts_;
 };
 
 }  // namespace
