@@ -87,7 +87,9 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
   if (it != space.allocations.begin() && std::prev(it)->second->end > start) --it;
   for (; it != space.allocations.end() && it->first < end; ++it)
     overlaps.push_back(it->second.get());
-  if (overlaps.size() == 1 && overlaps[0]->start <= start && overlaps[0]->end >= end) {
+  const std::size_t alignment = std::max<std::size_t>(1, space.memory->argument_alignment());
+  if (overlaps.size() == 1 && overlaps[0]->start <= start && overlaps[0]->end >= end &&
+      (own_start - overlaps[0]->start) % alignment == 0) {
     overlaps[0]->last_use = ++tick_;
     return overlaps[0];
   }
@@ -95,13 +97,16 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
   // it: bytes stay where the valid sets say they are.
   for (Allocation *old : overlaps)
     if (old->pins) return nullptr;  // in use by a staged task: try again after it
-  std::uintptr_t low = start, high = end;
+  std::uintptr_t low = own_start, high = own_end;
   for (Allocation *old : overlaps) {
     low = std::min(low, old->start);
     high = std::max(high, old->end);
   }
   DeviceBuffer buffer;
-  if (high - low <= space.capacity) buffer = allocate(id, high - low, overlaps);
+  // The task's data must start at an offset kernels can be given (OpenCL sub-buffers need
+  // aligned ones); else the old allocations go, as when their union does not fit.
+  if (high - low <= space.capacity && (own_start - low) % alignment == 0)
+    buffer = allocate(id, high - low, overlaps);
   if (!buffer) {
     // No room for the old allocations and their union side by side: evict the old ones
     // (bytes valid only there go back to the host) and allocate the task's own range.
@@ -208,6 +213,27 @@ void Directory::evict(SpaceId id, Allocation *victim) {
   ++space.counters.evictions;
   forget_host_only(victim->start, victim->end);
   drop_allocation(id, victim);
+}
+
+void Directory::drop_stale(SpaceId id, std::uintptr_t start, std::uintptr_t end) {
+  // Allocations holding nothing valid here (after a flush, the host memory they mirrored may
+  // belong to other data now) are only buffers to recycle, not ranges to keep or merge.
+  auto &allocations = spaces_[id].allocations;
+  auto it = allocations.upper_bound(start);
+  if (it != allocations.begin() && std::prev(it)->second->end > start) --it;
+  std::vector<Allocation *> stale;
+  for (; it != allocations.end() && it->first < end; ++it)
+    if (!it->second->pins && !holds_valid_bytes(id, *it->second)) stale.push_back(it->second.get());
+  for (Allocation *allocation : stale) drop_allocation(id, allocation);
+}
+
+bool Directory::holds_valid_bytes(SpaceId id, const Allocation &allocation) {
+  bool valid = false;
+  fragments_.overlapping(allocation.start, allocation.end,
+                         [&](std::uintptr_t, std::uintptr_t, FragmentState &fragment) {
+                           valid = valid || (fragment.valid & bit(id));
+                         });
+  return valid;
 }
 
 void Directory::drop_allocation(SpaceId id, Allocation *allocation) {
@@ -402,6 +428,8 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
       group.end = std::max(group.end, it->second->end);
     }
   };
+  for (const DataAccess &access : accesses)
+    if (!access.region.empty()) drop_stale(id, access.region.first(), access.region.last_end());
   std::vector<Group> groups;
   for (std::size_t index : order) {
     const Region &region = accesses[index].region;

@@ -163,7 +163,8 @@ class Directory {
   struct PlannedCopy;
 
   // The allocation for [start, end), which covers the allocations it overlaps; when their
-  // union does not fit, those are evicted and [own_start, own_end) alone is allocated.
+  // union does not fit, or would put [own_start, own_end) at an offset kernels cannot be
+  // given, those are evicted and [own_start, own_end) alone is allocated.
   Allocation *place(SpaceId space, std::uintptr_t start, std::uintptr_t end,
                     std::uintptr_t own_start, std::uintptr_t own_end);
   DeviceBuffer allocate(SpaceId space, std::size_t bytes, std::span<Allocation *const> keep);
@@ -171,6 +172,8 @@ class Directory {
   bool evict_one(SpaceId space, std::span<Allocation *const> keep);
   void evict(SpaceId space, Allocation *victim);
   void drop_allocation(SpaceId space, Allocation *allocation);
+  bool holds_valid_bytes(SpaceId space, const Allocation &allocation);
+  void drop_stale(SpaceId space, std::uintptr_t start, std::uintptr_t end);
   Allocation &allocation_holding(SpaceId space, std::uintptr_t start, std::uintptr_t end);
   void unpin(Staging &staging);
 
