@@ -84,8 +84,9 @@ int main(int argc, char **argv) {
   std::printf("\nAccelerators on the PCI bus (hwloc):\n");
   if (topo.accelerators().empty()) std::printf("  none\n");
   for (const rt::AcceleratorInfo &acc : topo.accelerators())
-    std::printf("  %-12s %-12s %-20s near CPUs %s%s\n", acc.name.c_str(), acc.kind.c_str(),
-                acc.vendor.empty() ? "-" : acc.vendor.c_str(),
+    std::printf("  %-12s %-11s %-24s %-28s near CPUs %s%s\n", acc.pci_bus_id.c_str(),
+                acc.kind.c_str(), acc.vendor.empty() ? "-" : acc.vendor.c_str(),
+                acc.name.empty() ? "-" : acc.name.c_str(),
                 acc.near_cpus.empty() ? "?" : acc.near_cpus.c_str(),
                 acc.numa_node >= 0 ? (" (NUMA " + std::to_string(acc.numa_node) + ")").c_str()
                                    : "");

@@ -1,7 +1,101 @@
 # OpenCL tests (included from tests/CMakeLists.txt). They run for real on whatever OpenCL
 # devices the ICD loader finds; with none, they report SKIP with the reason.
+#
+# Most suites are parameterised by device: each case runs once per OpenCL device found (named
+# .../dev0_cpu, .../dev1_gpu), in a process of its own with NANORT_OPENCL_DEVICES=<index>.
 
 # The on-disk cache of program binaries, driven directly.
 nanort_add_gtest(opencl_program_cache LABEL opencl
   SOURCES opencl/program_cache_test.cpp
   LIBS nanort_static)
+
+# Every OpenCL test gets two CPU workers and a program cache of its own in the build tree
+# (nothing is written to ~/.cache). Each test sees its built programs from earlier tests.
+set(NANORT_OPENCL_TEST_ENV
+    "NANORT_CPU_WORKERS=2"
+    "NANORT_OPENCL_CACHE=${CMAKE_CURRENT_BINARY_DIR}/opencl-program-cache")
+
+# nanort_opencl_gtest(<target> [PREFIX <ctest prefix>] [NO_TARGET] SOURCES <files...>
+#                     LIBS <libs...> [ENV <VAR=value>...])
+# Like nanort_add_gtest, with any number of variables (on top of NANORT_OPENCL_TEST_ENV), and
+# NO_TARGET to add other ctest entries (PREFIX) for an executable made before. Test names
+# leave out the parameter's printed value.
+function(nanort_opencl_gtest target)
+  cmake_parse_arguments(ARG "NO_TARGET" "PREFIX" "SOURCES;LIBS;ENV" ${ARGN})
+  if(NOT ARG_NO_TARGET)
+    add_executable(${target} ${ARG_SOURCES})
+    target_link_libraries(${target} PRIVATE ${ARG_LIBS} OpenCL::OpenCL GTest::gtest
+                                            GTest::gtest_main nanort_build_options)
+    target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
+                                                 ${CMAKE_CURRENT_SOURCE_DIR}/opencl)
+  endif()
+  if(NOT ARG_PREFIX)
+    set(ARG_PREFIX ${target})
+  endif()
+  set(properties LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT})
+  if(NANORT_TEST_ENV_MODIFICATION)
+    list(APPEND properties ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
+  endif()
+  gtest_discover_tests(${target}
+    TEST_PREFIX "${ARG_PREFIX}."
+    TEST_LIST ${ARG_PREFIX}_TESTS
+    NO_PRETTY_VALUES
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES ${properties})
+  # The environment: gtest_discover_tests flattens a list given in PROPERTIES (only its first
+  # variable would arrive), so a file that ctest reads after the discovered tests sets it on
+  # the tests listed in ${ARG_PREFIX}_TESTS.
+  set(environment ${NANORT_OPENCL_TEST_ENV} ${ARG_ENV})
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/${ARG_PREFIX}_environment.cmake")
+  file(WRITE "${script}"
+    "if(${ARG_PREFIX}_TESTS)\n"
+    "  set_tests_properties(\${${ARG_PREFIX}_TESTS} PROPERTIES ENVIRONMENT [==[${environment}]==])\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
+endfunction()
+
+# Kernel arguments and index spaces, build and launch errors, copy clauses, partial overlaps,
+# taskwait (flush, noflush, on), random mixes of device and CPU tasks: the public C ABI only.
+nanort_opencl_gtest(opencl_tasks
+  SOURCES opencl/opencl_tasks_test.cpp
+  LIBS nanort::runtime)
+
+# Transfers counted by the directory (internal counters: nanort_static).
+nanort_opencl_gtest(opencl_directory
+  SOURCES opencl/opencl_directory_test.cpp
+  LIBS nanort_static)
+
+# Eviction: a device memory limit of 64 KiB against working sets several times larger.
+nanort_opencl_gtest(opencl_eviction
+  SOURCES opencl/opencl_eviction_test.cpp
+  LIBS nanort_static
+  ENV NANORT_DEVICE_MEMORY=64K)
+
+# Several devices: every OpenCL device found, one task in flight each so that independent
+# tasks spread. Skips with fewer than two devices...
+nanort_opencl_gtest(opencl_multi_device
+  SOURCES opencl/opencl_multi_device_test.cpp
+  LIBS nanort_static
+  ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1)
+# ... so again with PoCL showing two CPU devices (in one context: direct device-to-device
+# copies), which runs on any machine with PoCL; other platforms' devices join in.
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_pocl2
+  ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread")
+
+# NANORT_OPENCL_DEVICES=none: OpenCL-only tasks fail at submit, naming the task.
+nanort_opencl_gtest(opencl_no_device
+  SOURCES opencl/opencl_no_device_test.cpp
+  LIBS nanort::runtime
+  ENV NANORT_OPENCL_DEVICES=none)
+
+# The program cache across runs: opencl_cache_run run twice as separate processes with a
+# fresh NANORT_OPENCL_CACHE folder.
+add_executable(opencl_cache_run opencl/opencl_cache_run.cpp)
+target_link_libraries(opencl_cache_run PRIVATE nanort::runtime nanort_build_options)
+nanort_opencl_gtest(opencl_program_cache_reuse
+  SOURCES opencl/opencl_program_cache_reuse_test.cpp
+  LIBS nanort::runtime)
+target_compile_definitions(opencl_program_cache_reuse PRIVATE
+  OPENCL_CACHE_RUN="$<TARGET_FILE:opencl_cache_run>")
+add_dependencies(opencl_program_cache_reuse opencl_cache_run)

@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace nanort::rt {
@@ -24,7 +25,12 @@ std::string cpuset_list(hwloc_const_cpuset_t set) {
 Topology::Topology() : hwloc_(std::make_unique<Hwloc>()) {
   hwloc_topology_t topo = nullptr;
   if (hwloc_topology_init(&topo) != 0) return;
-  // Keep the PCI devices that matter (GPUs, coprocessors) to know which cores sit near them.
+  // hwloc's OpenCL, CUDA, NVML, ROCm SMI, Level Zero and GL components open the vendors'
+  // libraries (an OpenCL platform such as PoCL brings a whole LLVM, which also installs
+  // signal handlers on the calling thread) at every start, to learn what the runtime's own
+  // backends find anyway. The PCI bus alone says which cores sit near each device.
+  for (const char *component : {"opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"})
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, component);
   hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   if (hwloc_topology_load(topo) != 0) {
     hwloc_topology_destroy(topo);
@@ -35,24 +41,25 @@ Topology::Topology() : hwloc_(std::make_unique<Hwloc>()) {
   logical_cpus_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
   numa_nodes_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
 
-  for (hwloc_obj_t dev = hwloc_get_next_osdev(topo, nullptr); dev;
-       dev = hwloc_get_next_osdev(topo, dev)) {
-    if (dev->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU &&
-        dev->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
-      continue;
+  for (hwloc_obj_t dev = hwloc_get_next_pcidev(topo, nullptr); dev;
+       dev = hwloc_get_next_pcidev(topo, dev)) {
+    // PCI base classes: 0x03 display (GPUs), 0x12 processing accelerators, 0x0b40
+    // coprocessors.
+    const unsigned class_id = dev->attr->pcidev.class_id;
+    const bool gpu = (class_id >> 8) == 0x03;
+    if (!gpu && (class_id >> 8) != 0x12 && class_id != 0x0b40) continue;
     AcceleratorInfo info;
-    info.name = dev->name ? dev->name : "?";
-    info.kind = dev->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU ? "GPU" : "coprocessor";
-    if (const char *vendor = hwloc_obj_get_info_by_name(dev, "GPUVendor")) info.vendor = vendor;
-    if (info.vendor.empty())
-      if (const char *vendor = hwloc_obj_get_info_by_name(dev->parent, "PCIVendor"))
-        info.vendor = vendor;
+    char bus_id[32];
+    std::snprintf(bus_id, sizeof bus_id, "%04x:%02x:%02x.%01x", dev->attr->pcidev.domain,
+                  dev->attr->pcidev.bus, dev->attr->pcidev.dev, dev->attr->pcidev.func);
+    info.pci_bus_id = bus_id;
+    info.name = dev->name ? dev->name : "";
+    info.kind = gpu ? "GPU" : "accelerator";
+    if (const char *vendor = hwloc_obj_get_info_by_name(dev, "PCIVendor")) info.vendor = vendor;
     hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, dev);
     if (near && near->cpuset) info.near_cpus = cpuset_list(near->cpuset);
-    if (near && near->nodeset) {
-      int node = hwloc_bitmap_first(near->nodeset);
-      if (hwloc_bitmap_weight(near->nodeset) == 1) info.numa_node = node;
-    }
+    if (near && near->nodeset && hwloc_bitmap_weight(near->nodeset) == 1)
+      info.numa_node = hwloc_bitmap_first(near->nodeset);
     accelerators_.push_back(std::move(info));
   }
 }

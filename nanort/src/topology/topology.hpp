@@ -9,11 +9,12 @@
 namespace nanort::rt {
 
 struct AcceleratorInfo {
-  std::string name;      // hwloc's OS device name: cuda0, opencl0d0, nvidia0 ...
-  std::string kind;      // "GPU" or "coprocessor"
-  std::string vendor;    // from the PCI device, when known
-  std::string near_cpus; // cpuset of the cores nearest to it, as a list ("0-15")
-  int numa_node = -1;
+  std::string pci_bus_id; // "0000:3b:00.0"
+  std::string name;       // the PCI device's name, when hwloc knows it
+  std::string kind;       // "GPU" or "accelerator"
+  std::string vendor;     // the PCI vendor, when hwloc knows it
+  std::string near_cpus;  // cpuset of the cores nearest to it, as a list ("0-15")
+  int numa_node = -1;     // -1: not one node
 };
 
 class Topology {

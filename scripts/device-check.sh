@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the device tests and benchmarks of a build made elsewhere, on a machine with GPUs that
+# has neither the compilers nor the libraries of the build machine (see bench/README.md):
+#
+#   scripts/device-check.sh BUILD_DIR LIB_DIR OUT_DIR [ctest label regex]
+#
+# LIB_DIR holds the shared libraries the build needs that the machine lacks (libtbb.so.12 ...).
+# Logs go to OUT_DIR: ctest output, nanort-info, the OpenCL benchmark.
+set -uo pipefail
+build=$(realpath "$1"); libs=$(realpath "$2"); out=$3; labels=${4:-unit|opencl}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# ctest files name the source and build folders by their absolute paths on the build machine.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+bin=$(sed -n 's/^# Build directory: //p' "$build/CTestTestfile.cmake")
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+if [ "$bin" != "$build" ] && [ ! -e "$bin" ]; then mkdir -p "$(dirname "$bin")" && ln -s "$build" "$bin"; fi
+
+"$build/nanort/nanort-info" > "$out/nanort-info.txt" 2>&1
+NANORT_OPENCL_DEVICES=all "$build/nanort/nanort-info" > "$out/nanort-info-all.txt" 2>&1
+status=0
+ctest --test-dir "$bin" -L "$labels" -j4 --output-on-failure > "$out/ctest.txt" 2>&1 || status=1
+NANORT_OPENCL_DEVICES=all ctest --test-dir "$bin" -L opencl -j4 --output-on-failure \
+  > "$out/ctest-all-opencl-devices.txt" 2>&1 || status=1
+if [ -x "$build/bench/opencl_bench" ]; then
+  NANORT_OPENCL_DEVICES=all "$build/bench/opencl_bench" > "$out/opencl_bench.txt" 2>&1 || status=1
+fi
+tail -n 3 "$out"/ctest*.txt
+exit $status

@@ -1,0 +1,203 @@
+// Several OpenCL devices in one process (NANORT_OPENCL_DEVICES=all, one task in flight per
+// device so that independent tasks spread over the devices; see tests.cmake): data produced
+// on one device and consumed on another and on the host. Skips with fewer than two devices.
+// Two ctest entries: the devices found (NVIDIA's and PoCL's on a GPU machine, where they sit
+// in two OpenCL contexts and data moves through the host), and PoCL made to show two devices
+// (POCL_DEVICES='pthread pthread': one context, so data moves device to device directly).
+// Counters and copy locations from the runtime's directory (links nanort_static).
+#include "opencl_test.hpp"
+#include "workloads.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nanort/dc/directory.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device/accelerator.hpp"
+#include "runtime.hpp"
+
+namespace {
+
+using namespace nanort_cl_test;
+using nanort::dc::SpaceId;
+using nanort::dc::TransferCounters;
+
+const ClModule kModule(R"CL(
+// Slow on purpose (the loop), so that each device is busy with one producer while the next
+// producer starts on another device.
+__kernel void slow_iota(__global int *x, int base, int n, int spins) {
+  int i = get_global_id(0);
+  uint acc = (uint)base;
+  for (int s = 0; s < spins; ++s) acc = acc * 1664525u + 1013904223u;
+  if (i < n) x[i] = base + i + (int)(acc & 1u);
+}
+__kernel void weighted_sum(__global const int *a, __global const int *b, __global int *c, int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + 2 * b[i];
+}
+)CL", "opencl_multi_device_test.cl");
+struct SlowIotaArgs {
+  int *x;
+  int base, n, spins;
+};
+struct MixArgs {
+  const int *a, *b;
+  int *c;
+  int n;
+};
+const ClSite kSlowIota(kModule, "slow_iota",
+                       {buffer(offsetof(SlowIotaArgs, x)), value<int>(offsetof(SlowIotaArgs, base)),
+                        value<int>(offsetof(SlowIotaArgs, n)), value<int>(offsetof(SlowIotaArgs, spins))});
+const ClSite kMix(kModule, "weighted_sum",
+                  {buffer(offsetof(MixArgs, a)), buffer(offsetof(MixArgs, b)),
+                   buffer(offsetof(MixArgs, c)), value<int>(offsetof(MixArgs, n))});
+
+int slow_iota_value(int base, int i, int spins) {
+  std::uint32_t acc = static_cast<std::uint32_t>(base);
+  for (int s = 0; s < spins; ++s) acc = acc * 1664525u + 1013904223u;
+  return base + i + static_cast<int>(acc & 1u);
+}
+
+class MultiDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(nanort_init());
+    devices_ = nanort_device_count(NANORT_DEVICE_OPENCL);
+    const char *selection = std::getenv("NANORT_OPENCL_DEVICES");
+    if (devices_ < 2)
+      GTEST_SKIP() << "needs two OpenCL devices; the runtime has " << devices_
+                   << " (NANORT_OPENCL_DEVICES=" << (selection ? selection : "unset")
+                   << ", ICD loader: " << list_opencl_devices().size() << " device(s))";
+  }
+  static nanort::dc::Directory &directory() { return *nanort::rt::Runtime::get().directory(); }
+  // The one device holding the only valid copy of 'address', or 0 when that is not the case.
+  static SpaceId only_owner(const void *address) {
+    const nanort::dc::SpaceMask valid = directory().fragment_at(address).valid;
+    for (SpaceId s = 1; s < directory().space_count(); ++s)
+      if (valid == nanort::dc::bit(s)) return s;
+    return 0;
+  }
+  int devices_ = 0;
+  KeptData data_;  // the tests' data, until their tasks are done
+};
+
+// Producers spread over the devices; consumers each read one array from each of two
+// devices, so at least one input crosses between devices whichever device runs them; a CPU
+// task reads device results before any taskwait.
+TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
+  constexpr int n = 16 * 1024, spins = 4000;
+  constexpr std::uint64_t bytes = n * sizeof(int);
+  const int producers = 2 * devices_;
+  auto &x = data_.make<std::vector<std::vector<int>>>(producers, std::vector<int>(n, -1));
+  for (int k = 0; k < producers; ++k)
+    ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x[k].data(), 1000 * k, n, spins})
+                  .out(x[k].data(), n)
+                  .ndrange({n}, {64})
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+
+  std::map<SpaceId, std::vector<int>> by_device;  // device -> arrays it produced
+  for (int k = 0; k < producers; ++k) {
+    const SpaceId owner = only_owner(x[k].data());
+    ASSERT_NE(owner, 0u) << "array " << k << " should be valid on its producer alone";
+    by_device[owner].push_back(k);
+  }
+  ASSERT_GE(by_device.size(), 2u) << "every producer ran on one device; the test needs two";
+
+  // Consumers: one input from the first device, one from another.
+  const std::vector<int> &first = by_device.begin()->second;
+  std::vector<int> others;
+  for (auto it = std::next(by_device.begin()); it != by_device.end(); ++it)
+    others.insert(others.end(), it->second.begin(), it->second.end());
+  const int consumers = static_cast<int>(std::min(first.size(), others.size()));
+  auto &c = data_.make<std::vector<std::vector<int>>>(consumers, std::vector<int>(n, -1));
+  for (int j = 0; j < consumers; ++j) {
+    const int *a = x[first[j]].data(), *b = x[others[j]].data();
+    ASSERT_OK(Task(kMix, MixArgs{a, b, c[j].data(), n})
+                  .in(a, n)
+                  .in(b, n)
+                  .out(c[j].data(), n)
+                  .ndrange({n}, {64})
+                  .submit());
+  }
+  ASSERT_OK(nanort_taskwait_noflush());
+
+  std::uint64_t from_peer = 0, to_host = 0, to_device = 0;
+  for (SpaceId s = 1; s < directory().space_count(); ++s) {
+    const TransferCounters counters = directory().counters(s);
+    from_peer += counters.bytes_from_peer;
+    to_host += counters.bytes_to_host;
+    to_device += counters.bytes_to_device;
+  }
+  // Whichever device ran a consumer, one of its inputs was elsewhere.
+  EXPECT_GE(from_peer + to_device, bytes) << "no input crossed between devices";
+  const auto &accelerators = nanort::rt::Runtime::get().accelerators();
+  const bool direct = accelerators[0]->memory().can_copy_from(accelerators[1]->memory());
+  if (direct && devices_ == 2) {
+    EXPECT_GE(from_peer, bytes) << "devices of one context copy directly";
+    EXPECT_EQ(to_host, 0u) << "nothing went through the host";
+  }
+  if (!direct && devices_ == 2) {
+    EXPECT_EQ(from_peer, 0u);
+    EXPECT_GE(to_host, bytes) << "devices of two contexts exchange data through the host";
+  }
+
+  // The host reads device results before any taskwait, through a CPU task.
+  auto &sums = data_.make<std::vector<long>>(consumers, 0);
+  auto &first_sum = data_.make<long>(0);
+  for (int j = 0; j < consumers; ++j) {
+    const int *cj = c[j].data();
+    long *sum = &sums[j];
+    ASSERT_OK(cpu_task("host sum", [=] { for (int i = 0; i < n; ++i) *sum += cj[i]; })
+                  .in(cj, n)
+                  .out(sum, 1)
+                  .submit());
+  }
+  const int *x0 = x[first[0]].data();
+  ASSERT_OK(cpu_task("host sum", [&] { for (int i = 0; i < n; ++i) first_sum += x0[i]; })
+                .in(x0, n)
+                .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  if (direct)  // (through the host, the copy for the consumer brought it there as well)
+    EXPECT_EQ(x[others[0]][0], -1) << "host memory of an array no CPU task read changed "
+                                      "before the flush";
+  std::vector<int> low_bit(producers);  // slow_iota's value at i is base + i + low_bit
+  for (int k = 0; k < producers; ++k) low_bit[k] = slow_iota_value(1000 * k, 0, spins) - 1000 * k;
+  auto expected_x = [&](int k, int i) { return 1000 * k + i + low_bit[k]; };
+  for (int j = 0; j < consumers; ++j) {
+    long expected = 0;
+    for (int i = 0; i < n; ++i) expected += expected_x(first[j], i) + 2 * expected_x(others[j], i);
+    EXPECT_EQ(sums[j], expected) << "consumer " << j << " as the host saw it";
+  }
+  long expected_first = 0;
+  for (int i = 0; i < n; ++i) expected_first += expected_x(first[0], i);
+  EXPECT_EQ(first_sum, expected_first);
+
+  ASSERT_OK(nanort_taskwait());
+  for (int k = 0; k < producers; ++k)
+    for (int i = 0; i < n; ++i) ASSERT_EQ(x[k][i], expected_x(k, i)) << "array " << k;
+  for (int j = 0; j < consumers; ++j)
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(c[j][i], expected_x(first[j], i) + 2 * expected_x(others[j], i)) << "output " << j;
+}
+
+// The random mix of device and CPU tasks, now with every device taking tasks: blocks move
+// between devices as well as to and from the host.
+TEST_F(MultiDevice, RandomDeviceAndCpuTasksMatchSequentialRun) {
+  for (unsigned seed : {11u, 12u, 13u}) {
+    const std::string failures = run_mixed_workload(seed, 150);
+    EXPECT_EQ(failures, "") << "seed " << seed;
+  }
+  std::set<SpaceId> used;
+  for (SpaceId s = 1; s < directory().space_count(); ++s)
+    if (directory().counters(s).allocations > 0) used.insert(s);
+  EXPECT_GE(used.size(), 2u) << "the tasks ran on one device only";
+}
+
+}  // namespace
