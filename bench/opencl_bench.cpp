@@ -772,7 +772,22 @@ void run_overhead(const Options &o, const Raw &raw) {
 // ---------------------------------------------------------------------------------------------
 // One run per device
 
+// The environment as the program started, before any OpenCL call: OpenCL drivers change it
+// while they load (OCL_ICD_FILENAMES was seen cut down to PoCL alone), and a run started with
+// the changed one would not find every device.
+std::vector<std::string> &initial_environment() {
+  static std::vector<std::string> saved = [] {
+    std::vector<std::string> copy;
+    for (char **entry = environ; *entry; ++entry) copy.emplace_back(*entry);
+    return copy;
+  }();
+  return saved;
+}
+
 int run_all(const Options &o, const std::vector<Device> &devices, const char *self) {
+  std::vector<char *> env;
+  for (std::string &entry : initial_environment()) env.push_back(entry.data());
+  env.push_back(nullptr);
   int worst = 0;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     std::vector<std::string> args = {self, "--device", std::to_string(i)};
@@ -782,7 +797,7 @@ int run_all(const Options &o, const std::vector<Device> &devices, const char *se
     argv.push_back(nullptr);
     std::fflush(stdout);
     pid_t pid = 0;
-    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), env.data()) != 0)
       die("cannot start a run for device " + std::to_string(i));
     int status = 0;
     waitpid(pid, &status, 0);
@@ -796,6 +811,7 @@ int run_all(const Options &o, const std::vector<Device> &devices, const char *se
 }  // namespace
 
 int main(int argc, char **argv) {
+  initial_environment();  // before OpenCL is loaded
   const Options o = parse(argc, argv);
   std::string why;
   const std::vector<Device> devices = list_devices(why);

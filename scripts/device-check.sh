@@ -4,7 +4,8 @@
 #
 #   scripts/device-check.sh BUILD_DIR LIB_DIR OUT_DIR [ctest label regex]
 #
-# LIB_DIR holds the shared libraries the build needs that the machine lacks (libtbb.so.12 ...).
+# LIB_DIR holds the shared libraries the build needs that the machine lacks (libtbb.so.12 ...)
+# and CMake's GoogleTestAddTests.cmake. CTEST_JOBS: tests run at once (default 4).
 # Logs go to OUT_DIR: ctest output, nanort-info, the OpenCL benchmark.
 set -uo pipefail
 build=$(realpath "$1"); libs=$(realpath "$2"); out=$3; labels=${4:-unit|opencl}
@@ -17,11 +18,20 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
 if [ "$bin" != "$build" ] && [ ! -e "$bin" ]; then mkdir -p "$(dirname "$bin")" && ln -s "$build" "$bin"; fi
 
+# gtest_discover_tests lists the tests at ctest time with a module of the build machine's
+# CMake, named by its absolute path: bring the copy carried in LIB_DIR there if it is missing.
+module=$(sed -n 's/^ *include("\(.*GoogleTestAddTests.cmake\)")$/\1/p' "$build"/tests/*_include.cmake | head -n 1)
+if [ -n "$module" ] && [ ! -e "$module" ] && [ -e "$libs/GoogleTestAddTests.cmake" ]; then
+  mkdir -p "$(dirname "$module")" && cp "$libs/GoogleTestAddTests.cmake" "$module"
+fi
+# Tests at once: NVIDIA GPUs in an exclusive compute mode take one process at a time.
+jobs=${CTEST_JOBS:-4}
+
 "$build/nanort/nanort-info" > "$out/nanort-info.txt" 2>&1
 NANORT_OPENCL_DEVICES=all "$build/nanort/nanort-info" > "$out/nanort-info-all.txt" 2>&1
 status=0
-ctest --test-dir "$bin" -L "$labels" -j4 --output-on-failure > "$out/ctest.txt" 2>&1 || status=1
-NANORT_OPENCL_DEVICES=all ctest --test-dir "$bin" -L opencl -j4 --output-on-failure \
+ctest --test-dir "$bin" -L "$labels" -j"$jobs" --output-on-failure > "$out/ctest.txt" 2>&1 || status=1
+NANORT_OPENCL_DEVICES=all ctest --test-dir "$bin" -L opencl -j"$jobs" --output-on-failure \
   > "$out/ctest-all-opencl-devices.txt" 2>&1 || status=1
 if [ -x "$build/bench/opencl_bench" ]; then
   NANORT_OPENCL_DEVICES=all "$build/bench/opencl_bench" > "$out/opencl_bench.txt" 2>&1 || status=1

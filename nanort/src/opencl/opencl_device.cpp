@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 
 #include "../task.hpp"
@@ -105,7 +108,35 @@ const char *type_name(cl_device_type type) {
   return "other";
 }
 
+namespace {
+// Environment variables that OpenCL drivers change while they load (PoCL sets
+// HWLOC_PLUGINS_PATH, and OCL_ICD_FILENAMES was seen cut down to PoCL alone): put back as they
+// were, so that processes the program starts later still find every platform.
+class KeepEnvironment {
+ public:
+  KeepEnvironment() {
+    for (const char *name : kNames) {
+      const char *value = std::getenv(name);
+      saved_.push_back(value ? std::optional<std::string>(value) : std::nullopt);
+    }
+  }
+  ~KeepEnvironment() {
+    for (std::size_t i = 0; i < std::size(kNames); ++i) {
+      const char *now = std::getenv(kNames[i]);
+      if (saved_[i] && (!now || *saved_[i] != now)) setenv(kNames[i], saved_[i]->c_str(), 1);
+      if (!saved_[i] && now) unsetenv(kNames[i]);
+    }
+  }
+
+ private:
+  static constexpr const char *kNames[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS",
+                                           "HWLOC_PLUGINS_PATH"};
+  std::vector<std::optional<std::string>> saved_;
+};
+}  // namespace
+
 std::vector<DeviceInfo> list_devices() {
+  const KeepEnvironment keep;
   cl_uint platform_count = 0;
   const cl_int status = clGetPlatformIDs(0, nullptr, &platform_count);
   if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || platform_count == 0) return {};
@@ -307,15 +338,7 @@ class OpenClMemory final : public dc::MemorySpace {
     return dc::DeviceBuffer{reinterpret_cast<std::uintptr_t>(buffer)};
   }
 
-  void free(dc::DeviceBuffer buffer) override {
-    std::lock_guard<std::mutex> guard(mutex_);
-    for (auto it = views_.lower_bound({buffer.handle, 0});
-         it != views_.end() && it->first.first == buffer.handle;) {
-      clReleaseMemObject(it->second);
-      it = views_.erase(it);
-    }
-    clReleaseMemObject(as_mem(buffer));
-  }
+  void free(dc::DeviceBuffer buffer) override { clReleaseMemObject(as_mem(buffer)); }
 
   dc::CompletionPtr write(dc::DeviceBuffer target, std::size_t offset, const void *source,
                           std::size_t bytes, dc::Dependencies after) override {
@@ -386,17 +409,18 @@ class OpenClMemory final : public dc::MemorySpace {
   }
 
   // The memory object a kernel argument pointing 'offset' bytes into 'buffer' gets: the
-  // buffer itself, or a sub-buffer starting there (kept until the buffer is freed).
-  cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset) {
+  // buffer itself, or a new sub-buffer from there to the buffer's end, added to 'views'. The
+  // caller releases the views once the kernel is enqueued (OpenCL keeps them until it ends).
+  // Sub-buffers live no longer than that because NVIDIA's OpenCL crashes when a sub-buffer is
+  // released while a newer one overlapping it exists; a view per launch never outlives the
+  // launches after it.
+  cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset, std::vector<cl_mem> &views) {
     if (offset == 0) return as_mem(buffer);
     if (offset % info_.address_alignment != 0)
       throw std::runtime_error("the data starts " + std::to_string(offset) +
                                " bytes into a device allocation, and OpenCL on " + name() +
                                " can only pass offsets that are multiples of " +
                                std::to_string(info_.address_alignment) + " bytes");
-    std::lock_guard<std::mutex> guard(mutex_);
-    auto key = std::make_pair(buffer.handle, offset);
-    if (auto it = views_.find(key); it != views_.end()) return it->second;
     std::size_t size = 0;
     NANORT_CL_CHECK(clGetMemObjectInfo(as_mem(buffer), CL_MEM_SIZE, sizeof size, &size, nullptr));
     cl_buffer_region region{offset, size - offset};
@@ -404,7 +428,7 @@ class OpenClMemory final : public dc::MemorySpace {
     cl_mem view = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE,
                                     CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateSubBuffer");
-    views_.emplace(key, view);
+    views.push_back(view);
     return view;
   }
 
@@ -426,8 +450,6 @@ class OpenClMemory final : public dc::MemorySpace {
   const DeviceInfo &info_;
   std::shared_ptr<Context> context_;
   cl_command_queue to_device_, to_host_;
-  std::mutex mutex_;
-  std::map<std::pair<std::uintptr_t, std::size_t>, cl_mem> views_;  // sub-buffers
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -464,7 +486,14 @@ class OpenClDevice final : public Accelerator {
     if (kernel_name.empty() || !impl.module)
       throw std::runtime_error("the OpenCL implementation names no kernel or no module");
     cl_kernel kernel = find_kernel(*impl.module, kernel_name);
-    set_arguments(kernel, kernel_name, task, impl, data, staging);
+    // Sub-buffers made for this launch's arguments, released newest first however it ends.
+    struct Views {
+      std::vector<cl_mem> list;
+      ~Views() {
+        for (auto it = list.rbegin(); it != list.rend(); ++it) clReleaseMemObject(*it);
+      }
+    } views;
+    set_arguments(kernel, kernel_name, task, impl, data, staging, views.list);
     if (task.ndrange_dims == 0)
       throw std::runtime_error("kernel '" + kernel_name + "' needs an ndrange");
     std::size_t global[3], local[3];
@@ -523,7 +552,7 @@ class OpenClDevice final : public Accelerator {
 
   void set_arguments(cl_kernel kernel, const std::string &kernel_name, const Task &task,
                      const nanort_task_impl &impl, const std::vector<dc::DataAccess> &data,
-                     const dc::Directory::Staging &staging) {
+                     const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
     const cl_uint expected = argument_counts_.at(kernel);
     if (expected != impl.num_kernel_args)
       throw std::runtime_error("kernel '" + kernel_name + "' takes " + std::to_string(expected) +
@@ -547,7 +576,7 @@ class OpenClDevice final : public Accelerator {
           throw std::runtime_error(which + " is a buffer but not pointer-sized in the block");
         void *pointer = nullptr;
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
-        cl_mem memory = pointer ? device_buffer(which, pointer, data, staging) : nullptr;
+        cl_mem memory = pointer ? device_buffer(which, pointer, data, staging, views) : nullptr;
         status = clSetKernelArg(kernel, i, sizeof memory, pointer ? &memory : nullptr);
       } else {
         throw std::runtime_error(which + " has an unknown kind " + std::to_string(arg.kind));
@@ -560,7 +589,7 @@ class OpenClDevice final : public Accelerator {
   // The device memory standing for a host pointer the task's data clauses cover.
   cl_mem device_buffer(const std::string &which, void *pointer,
                        const std::vector<dc::DataAccess> &data,
-                       const dc::Directory::Staging &staging) {
+                       const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
     const auto address = reinterpret_cast<std::uintptr_t>(pointer);
     std::size_t best = data.size();
     for (std::size_t i = 0; i < data.size(); ++i) {
@@ -575,7 +604,8 @@ class OpenClDevice final : public Accelerator {
       throw std::runtime_error(which + " points to host memory that no data clause of the task "
                                        "covers (add it to in/out/inout or copy_in/copy_out)");
     const dc::Placement &place = staging.placements[best];
-    return memory_->argument(place.buffer, place.offset + (address - data[best].region.first()));
+    return memory_->argument(place.buffer, place.offset + (address - data[best].region.first()),
+                             views);
   }
 
   std::string name_;
