@@ -370,6 +370,8 @@ struct TransferRow {
   // One thread's memcpy between the pageable and the pinned host memory, both ways: what a
   // copy staged through pinned buffers cannot beat (for reference).
   Times memcpy_to_pinned, memcpy_from_pinned;
+  // The same with as many threads as the runtime's staging uses: the bound of a staged copy.
+  Times threads_to_pinned, threads_from_pinned;
   // nanort, host -> device: probe task reading x the first time after a flush (the data
   // moves) and the same task once more (x is on the device: no copy).
   Times h2d_miss, h2d_hit;
@@ -377,6 +379,29 @@ struct TransferRow {
   // alone after it; touch task + flushing taskwait.
   Times d2h_noflush, d2h_flush_alone, d2h_with_flush;
 };
+
+// Threads the runtime copies staging buffers with (NANORT_STAGING_THREADS, else its default).
+int staging_threads() {
+  if (const char *v = std::getenv("NANORT_STAGING_THREADS"); v && std::strcmp(v, "auto") != 0)
+    return std::max(1, std::atoi(v));
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 16);
+}
+
+// memcpy split into 'threads' parts copied at once (threads started for the call).
+void threaded_memcpy(void *target, const void *source, std::size_t bytes, int threads) {
+  const std::size_t part = (bytes / static_cast<std::size_t>(threads) + 63) & ~std::size_t(63);
+  std::vector<std::thread> helpers;
+  for (int i = 1; i < threads; ++i) {
+    const std::size_t start = std::min(bytes, part * static_cast<std::size_t>(i));
+    const std::size_t end = std::min(bytes, start + part);
+    helpers.emplace_back([=] {
+      std::memcpy(static_cast<char *>(target) + start, static_cast<const char *>(source) + start,
+                  end - start);
+    });
+  }
+  std::memcpy(target, source, std::min(bytes, part));
+  for (std::thread &helper : helpers) helper.join();
+}
 
 double gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds * 1e-9 : 0;
@@ -433,6 +458,9 @@ void transfer_rep(const Raw &raw, TransferRow &row, cl_mem raw_device, unsigned 
   });
   timed(row.memcpy_to_pinned, [&] { std::memcpy(raw_pinned, raw_pageable, bytes); });
   timed(row.memcpy_from_pinned, [&] { std::memcpy(raw_pageable, raw_pinned, bytes); });
+  const int threads = staging_threads();
+  timed(row.threads_to_pinned, [&] { threaded_memcpy(raw_pinned, raw_pageable, bytes, threads); });
+  timed(row.threads_from_pinned, [&] { threaded_memcpy(raw_pageable, raw_pinned, bytes, threads); });
 
   // nanort, host -> device. x is valid on the host alone here (the last taskwait flushed);
   // new values at both ends, which the probe must see on the device.
@@ -572,16 +600,21 @@ void run_transfers(const Options &o, const Device &device, const Raw &raw) {
                 "      noise of the task's own time at this size): more --reps, or larger sizes\n");
 
   std::printf("\n   nanort's timed parts, median ms (write = miss - hit; read = with flush - noflush)\n");
-  std::printf("   and, for reference, GB/s of one thread's memcpy between pageable and pinned memory\n");
-  std::printf("   %8s | %9s %9s | %9s %10s %11s | %11s | %9s %9s\n", "MiB", "miss", "hit",
-              "noflush", "with flush", "flush alone", "flush GB/s", "memcpy to", "from");
+  std::printf("   and, for reference, GB/s of memcpy between pageable and pinned memory by one\n"
+              "   thread and by %d (the runtime's staging threads, NANORT_STAGING_THREADS)\n",
+              staging_threads());
+  std::printf("   %8s | %9s %9s | %9s %10s %11s | %11s | %9s %9s | %9s %9s\n", "MiB", "miss",
+              "hit", "noflush", "with flush", "flush alone", "flush GB/s", "memcpy to", "from",
+              "threads to", "from");
   for (const TransferRow &r : rows)
-    std::printf("   %8zu | %9.3f %9.3f | %9.3f %10.3f %11.3f | %11.2f | %9.2f %9.2f\n",
+    std::printf("   %8zu | %9.3f %9.3f | %9.3f %10.3f %11.3f | %11.2f | %9.2f %9.2f | %9.2f %9.2f\n",
                 r.bytes >> 20, r.h2d_miss.median() * 1e3, r.h2d_hit.median() * 1e3,
                 r.d2h_noflush.median() * 1e3, r.d2h_with_flush.median() * 1e3,
                 r.d2h_flush_alone.median() * 1e3, gbps(r.bytes, r.d2h_flush_alone.median()),
                 gbps(r.bytes, r.memcpy_to_pinned.median()),
-                gbps(r.bytes, r.memcpy_from_pinned.median()));
+                gbps(r.bytes, r.memcpy_from_pinned.median()),
+                gbps(r.bytes, r.threads_to_pinned.median()),
+                gbps(r.bytes, r.threads_from_pinned.median()));
   std::printf("   (part A took %.1f s)\n", elapsed);
 
   clReleaseMemObject(raw_device);

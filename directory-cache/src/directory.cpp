@@ -339,7 +339,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
     return space.memory->write(target, offset, source, bytes, after);
   // Chunks go through the two staging buffers in turn: while one is copied to the device,
   // the next chunk is packed into the other.
-  const std::size_t chunk = options_.staging_chunk;
+  const std::size_t chunk = staging_chunk_for(bytes);
   std::vector<CompletionPtr> parts;
   for (std::size_t done = 0, k = 0; done < bytes; ++k) {
     const std::size_t n = std::min(chunk, bytes - done);
@@ -361,7 +361,7 @@ CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::siz
     return space.memory->read(source, offset, target, bytes, after);
   // Two chunks in flight into the staging buffers; each is unpacked once it arrived and its
   // buffer takes the chunk after next. Done on return.
-  const std::size_t chunk = options_.staging_chunk;
+  const std::size_t chunk = staging_chunk_for(bytes);
   const std::size_t count = (bytes + chunk - 1) / chunk;
   auto length = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
   auto start = [&](std::size_t k) {
@@ -379,6 +379,13 @@ CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::siz
     if (k + 2 < count) start(k + 2);
   }
   return std::make_shared<DoneCompletion>();
+}
+
+std::size_t Directory::staging_chunk_for(std::size_t bytes) const {
+  // A quarter of the copy (at least 1 MiB, in whole 64 KiB), so that a copy of a few times
+  // the chunk still packs one part while another crosses the bus; at most a staging buffer.
+  const std::size_t quarter = (bytes / 4 + 0xffff) & ~std::size_t(0xffff);
+  return std::min(options_.staging_chunk, std::max(std::size_t(1) << 20, quarter));
 }
 
 bool Directory::staging_ready(Space &space) {

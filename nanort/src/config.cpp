@@ -44,6 +44,12 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_DEVICE_IN_FLIGHT", "8",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes"},
+      {"NANORT_STAGING_THREADS", "auto",
+       "threads copying between ordinary host memory and the pinned staging buffers of GPUs "
+       "(1 to 64); auto: the logical CPUs, at least 2 and at most 16 (they sleep between copies)"},
+      {"NANORT_STAGING_CHUNK", "16M",
+       "bytes of each of the two pinned staging buffers per device (64K to 1G); a copy moves in "
+       "chunks of a quarter of its size, at least 1M, at most this"},
   };
   return table;
 }
@@ -70,8 +76,7 @@ bool parse_flag(const char *name, const char *text) {
 }
 
 // "512M", "64K", "1G", "4096" or "50%".
-MemoryLimit parse_limit(const std::string &text) {
-  const char *name = "NANORT_DEVICE_MEMORY";
+MemoryLimit parse_limit(const std::string &text, const char *name = "NANORT_DEVICE_MEMORY") {
   MemoryLimit limit;
   char *end = nullptr;
   errno = 0;
@@ -159,6 +164,15 @@ Config read_config(std::vector<std::string> &warnings) {
     config.device_in_flight = static_cast<int>(parse_integer("NANORT_DEVICE_IN_FLIGHT", v, 1, 64));
   if (const char *v = std::getenv("NANORT_DEVICE_MEMORY"); v && *v)
     config.device_memory = parse_memory_limits(v);
+  if (const char *v = std::getenv("NANORT_STAGING_THREADS"); v && std::strcmp(v, "auto") != 0)
+    config.staging_threads = static_cast<int>(parse_integer("NANORT_STAGING_THREADS", v, 1, 64));
+  if (const char *v = std::getenv("NANORT_STAGING_CHUNK"); v && *v) {
+    const MemoryLimit size = parse_limit(v, "NANORT_STAGING_CHUNK");
+    if (size.bytes < (std::size_t(64) << 10) || size.bytes > (std::size_t(1) << 30))
+      throw ConfigError(std::string("NANORT_STAGING_CHUNK='") + v +
+                        "' is not a size from 64K to 1G");
+    config.staging_chunk = size.bytes;
+  }
 
   for (char **entry = environ; entry && *entry; ++entry) {
     if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;

@@ -45,6 +45,8 @@ struct Config {
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp
   int device_in_flight = 8;            // tasks staged or running per device
   std::vector<MemoryLimit> device_memory;  // later entries win
+  int staging_threads = 0;                 // 0: auto (the logical CPUs, 2 to 16)
+  std::size_t staging_chunk = std::size_t(16) << 20;  // bytes per pinned staging buffer
 };
 
 class ConfigError : public std::runtime_error {

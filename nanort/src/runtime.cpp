@@ -140,7 +140,12 @@ Runtime::Runtime() {
       spaces.push_back({&accelerator->memory(),
                         memory_limit_for(config_.device_memory, accelerator->name(),
                                          accelerator->memory().memory_size())});
-    directory_ = std::make_unique<dc::Directory>(std::move(spaces));
+    dc::DirectoryOptions options;
+    options.staging_chunk = config_.staging_chunk;
+    options.staging_threads = config_.staging_threads > 0
+                                  ? config_.staging_threads
+                                  : std::clamp(topology_->logical_cpus(), 2, 16);
+    directory_ = std::make_unique<dc::Directory>(std::move(spaces), options);
     if (observer_->recording()) {
       copy_listener_ = std::make_unique<TraceCopies>(*observer_, config_.cpu_workers);
       directory_->set_listener(copy_listener_.get());

@@ -164,9 +164,10 @@ TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
                 .in(x0, n)
                 .submit());
   ASSERT_OK(nanort_taskwait_noflush());
-  if (direct)  // (through the host, the copy for the consumer brought it there as well)
+  if (direct) {  // (through the host, the copy for the consumer brought it there as well)
     EXPECT_EQ(x[others[0]][0], -1) << "host memory of an array no CPU task read changed "
                                       "before the flush";
+  }
   std::vector<int> low_bit(producers);  // slow_iota's value at i is base + i + low_bit
   for (int k = 0; k < producers; ++k) low_bit[k] = slow_iota_value(1000 * k, 0, spins) - 1000 * k;
   auto expected_x = [&](int k, int i) { return 1000 * k + i + low_bit[k]; };

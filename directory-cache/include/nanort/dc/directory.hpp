@@ -71,7 +71,8 @@ struct SpaceSettings {
 };
 
 struct DirectoryOptions {
-  std::size_t staging_chunk = std::size_t(4) << 20;      // bytes per staging buffer
+  std::size_t staging_chunk = std::size_t(4) << 20;      // bytes per staging buffer (at most
+                                                         // one chunk of a staged copy)
   std::size_t staging_threshold = std::size_t(256) << 10;  // smaller copies go direct
   int staging_threads = 4;  // threads packing and unpacking staging buffers
 };
@@ -187,6 +188,7 @@ class Directory {
   CompletionPtr read_staged(Space &space, DeviceBuffer source, std::size_t offset, void *target,
                             std::size_t bytes, Dependencies after);
   bool staging_ready(Space &space);
+  std::size_t staging_chunk_for(std::size_t bytes) const;  // bytes per chunk of one copy
   static std::vector<CompletionPtr> pending_of(const FragmentState &fragment, SpaceId space);
   static void forget_done_pending(FragmentState &fragment);
   void write_back_and_drop(std::uintptr_t start, std::uintptr_t end);
