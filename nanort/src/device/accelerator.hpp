@@ -32,6 +32,10 @@ class Accelerator {
   virtual dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
                                    const std::vector<dc::DataAccess> &data,
                                    const dc::Directory::Staging &staging) = 0;
+
+  // True when launches complete in the order they were made (one in-order queue): the
+  // manager then polls only the oldest one.
+  virtual bool completes_in_order() const { return false; }
 };
 
 }  // namespace nanort::rt

@@ -30,6 +30,7 @@ void DeviceManager::request_stop() {
 
 void DeviceManager::run() {
   const nanort_device_kind kind = accelerator_.kind();
+  const bool in_order = accelerator_.completes_in_order();
   std::uint64_t idle_since = 0;  // when polling last found nothing to do
   for (;;) {
     bool progress = false;
@@ -39,6 +40,8 @@ void DeviceManager::run() {
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
         complete(finished);
         progress = true;
+      } else if (in_order) {
+        break;  // the later ones are not done either
       } else {
         ++i;
       }

@@ -56,6 +56,9 @@ class EventCompletion final : public dc::Completion {
  public:
   EventCompletion(cl_event event, cl_context context, std::string what)
       : event_(event), context_(context), what_(std::move(what)) {}
+  // A kernel's: its name has static storage, and the message is made only on failure.
+  EventCompletion(cl_event event, cl_context context, const char *kernel_name)
+      : event_(event), context_(context), kernel_name_(kernel_name) {}
   ~EventCompletion() override { clReleaseEvent(event_); }
 
   bool poll() override {
@@ -70,7 +73,9 @@ class EventCompletion final : public dc::Completion {
     cl_int status = CL_COMPLETE;
     NANORT_CL_CHECK(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                                    &status, nullptr));
-    if (status < 0) throw OpenClError(status, what_ + " failed with " + error_name(status));
+    if (status < 0)
+      throw OpenClError(status, (kernel_name_ ? "kernel '" + std::string(kernel_name_) + "'" : what_) +
+                                    " failed with " + error_name(status));
   }
   cl_event event() const { return event_; }
   cl_context context() const { return context_; }
@@ -79,6 +84,7 @@ class EventCompletion final : public dc::Completion {
   cl_event event_;
   cl_context context_;
   std::string what_;
+  const char *kernel_name_ = nullptr;
 };
 
 // The events of 'after' that a command in 'context' can wait for; completions from other
@@ -435,6 +441,9 @@ class OpenClMemory final : public dc::MemorySpace {
   dc::CompletionPtr finished(cl_event event, std::string what) {
     return std::make_shared<EventCompletion>(event, context_->handle(), std::move(what));
   }
+  dc::CompletionPtr kernel_finished(cl_event event, const char *kernel_name) {
+    return std::make_shared<EventCompletion>(event, context_->handle(), kernel_name);
+  }
   cl_context context() const { return context_->handle(); }
 
  private:
@@ -482,10 +491,11 @@ class OpenClDevice final : public Accelerator {
   dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
                            const std::vector<dc::DataAccess> &data,
                            const dc::Directory::Staging &staging) override {
-    const std::string kernel_name = impl.kernel_name ? impl.kernel_name : "";
-    if (kernel_name.empty() || !impl.module)
+    if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
       throw std::runtime_error("the OpenCL implementation names no kernel or no module");
-    cl_kernel kernel = find_kernel(*impl.module, kernel_name);
+    const char *const kernel_name = impl.kernel_name;
+    const KernelEntry &entry = find_kernel(*impl.module, kernel_name);
+    const cl_kernel kernel = entry.kernel;
     // Sub-buffers made for this launch's arguments, released newest first however it ends.
     struct Views {
       std::vector<cl_mem> list;
@@ -493,9 +503,9 @@ class OpenClDevice final : public Accelerator {
         for (auto it = list.rbegin(); it != list.rend(); ++it) clReleaseMemObject(*it);
       }
     } views;
-    set_arguments(kernel, kernel_name, task, impl, data, staging, views.list);
+    set_arguments(entry, task, impl, data, staging, views.list);
     if (task.ndrange_dims == 0)
-      throw std::runtime_error("kernel '" + kernel_name + "' needs an ndrange");
+      throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
     std::size_t global[3], local[3];
     bool has_local = true;
     for (int d = 0; d < task.ndrange_dims; ++d) {
@@ -513,11 +523,13 @@ class OpenClDevice final : public Accelerator {
         has_local ? local : nullptr, static_cast<cl_uint>(waits.size()),
         waits.empty() ? nullptr : waits.data(), &event);
     if (status != CL_SUCCESS)
-      throw OpenClError(status, "launching kernel '" + kernel_name + "' failed with " +
-                                    error_name(status));
+      throw OpenClError(status, "launching kernel '" + std::string(kernel_name) +
+                                    "' failed with " + error_name(status));
     clFlush(compute_);
-    return memory_->finished(event, "kernel '" + kernel_name + "'");
+    return memory_->kernel_finished(event, kernel_name);
   }
+
+  bool completes_in_order() const override { return true; }  // one in-order compute queue
 
  private:
   cl_command_queue make_queue() {
@@ -527,7 +539,26 @@ class OpenClDevice final : public Accelerator {
     return queue;
   }
 
-  cl_kernel find_kernel(const nanort_kernel_module &module, const std::string &kernel_name) {
+  struct KernelEntry {
+    cl_kernel kernel = nullptr;
+    cl_uint arguments = 0;
+    const char *name = nullptr;
+  };
+
+  // The kernel of a task site, found by the addresses of its module and name (both static)
+  // after the first launch, so that a launch compares no strings and takes no lock.
+  const KernelEntry &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
+    const auto key = std::make_pair(&module, kernel_name);
+    if (auto it = by_site_.find(key); it != by_site_.end()) return it->second;
+    KernelEntry entry;
+    entry.kernel = find_kernel_by_name(module, kernel_name);
+    entry.arguments = argument_counts_.at(entry.kernel);
+    entry.name = kernel_name;
+    return by_site_.emplace(key, entry).first->second;
+  }
+
+  cl_kernel find_kernel_by_name(const nanort_kernel_module &module,
+                                const std::string &kernel_name) {
     cl_program program = nullptr;
     try {
       program = context_->program(module);
@@ -550,44 +581,48 @@ class OpenClDevice final : public Accelerator {
     return kernel;
   }
 
-  void set_arguments(cl_kernel kernel, const std::string &kernel_name, const Task &task,
-                     const nanort_task_impl &impl, const std::vector<dc::DataAccess> &data,
+  void set_arguments(const KernelEntry &entry, const Task &task, const nanort_task_impl &impl,
+                     const std::vector<dc::DataAccess> &data,
                      const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
-    const cl_uint expected = argument_counts_.at(kernel);
-    if (expected != impl.num_kernel_args)
-      throw std::runtime_error("kernel '" + kernel_name + "' takes " + std::to_string(expected) +
-                               " argument(s), the task passes " +
+    const cl_kernel kernel = entry.kernel;
+    if (entry.arguments != impl.num_kernel_args)
+      throw std::runtime_error("kernel '" + std::string(entry.name) + "' takes " +
+                               std::to_string(entry.arguments) + " argument(s), the task passes " +
                                std::to_string(impl.num_kernel_args));
     for (cl_uint i = 0; i < impl.num_kernel_args; ++i) {
       const nanort_kernel_arg &arg = impl.kernel_args[i];
-      const std::string which = "argument " + std::to_string(i) + " of kernel '" + kernel_name + "'";
+      // Named in messages only: made when one is needed.
+      auto which = [&] {
+        return "argument " + std::to_string(i) + " of kernel '" + std::string(entry.name) + "'";
+      };
       if (arg.kind != NANORT_ARG_LOCAL && arg.offset + arg.size > task.args_size)
-        throw std::runtime_error(which + " lies outside the task's argument block");
+        throw std::runtime_error(which() + " lies outside the task's argument block");
       cl_int status = CL_SUCCESS;
       if (arg.kind == NANORT_ARG_VALUE) {
         status = clSetKernelArg(kernel, i, arg.size, task.args + arg.offset);
       } else if (arg.kind == NANORT_ARG_LOCAL) {
         const std::size_t bytes = arg.size ? arg.size : task.shmem_bytes;
         if (bytes == 0)
-          throw std::runtime_error(which + " is local memory of 0 bytes (give shmem)");
+          throw std::runtime_error(which() + " is local memory of 0 bytes (give shmem)");
         status = clSetKernelArg(kernel, i, bytes, nullptr);
       } else if (arg.kind == NANORT_ARG_BUFFER) {
         if (arg.size != sizeof(void *))
-          throw std::runtime_error(which + " is a buffer but not pointer-sized in the block");
+          throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
         void *pointer = nullptr;
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
         cl_mem memory = pointer ? device_buffer(which, pointer, data, staging, views) : nullptr;
         status = clSetKernelArg(kernel, i, sizeof memory, pointer ? &memory : nullptr);
       } else {
-        throw std::runtime_error(which + " has an unknown kind " + std::to_string(arg.kind));
+        throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
       }
       if (status != CL_SUCCESS)
-        throw OpenClError(status, "setting " + which + " failed with " + error_name(status));
+        throw OpenClError(status, "setting " + which() + " failed with " + error_name(status));
     }
   }
 
   // The device memory standing for a host pointer the task's data clauses cover.
-  cl_mem device_buffer(const std::string &which, void *pointer,
+  template <class Which>
+  cl_mem device_buffer(const Which &which, void *pointer,
                        const std::vector<dc::DataAccess> &data,
                        const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
     const auto address = reinterpret_cast<std::uintptr_t>(pointer);
@@ -601,7 +636,7 @@ class OpenClDevice final : public Accelerator {
       if (best == data.size() && address > region.first() && address < region.last_end()) best = i;
     }
     if (best == data.size())
-      throw std::runtime_error(which + " points to host memory that no data clause of the task "
+      throw std::runtime_error(which() + " points to host memory that no data clause of the task "
                                        "covers (add it to in/out/inout or copy_in/copy_out)");
     const dc::Placement &place = staging.placements[best];
     return memory_->argument(place.buffer, place.offset + (address - data[best].region.first()),
@@ -616,6 +651,7 @@ class OpenClDevice final : public Accelerator {
   // Manager thread only.
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
   std::map<cl_kernel, cl_uint> argument_counts_;
+  std::map<std::pair<const nanort_kernel_module *, const char *>, KernelEntry> by_site_;
 };
 
 }  // namespace
