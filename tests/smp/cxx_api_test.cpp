@@ -119,12 +119,15 @@ TEST(CxxApi, CapturesAreMovedInAndDestroyedWhenTheTaskIsDone) {
   std::vector<int> values{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   long seen_sum = 0;
   long seen_use_count = 0;
-  nanort::task("captures").out(&seen_sum).spawn([shared, values, &seen_sum, &seen_use_count] {
+  std::atomic<bool> go{false};  // the body waits until the checks below are done
+  nanort::task("captures").out(&seen_sum).spawn([shared, values, &seen_sum, &seen_use_count, &go] {
+    while (!go.load()) std::this_thread::yield();
     seen_sum = std::accumulate(values.begin(), values.end(), 0L) + *shared;
     seen_use_count = shared.use_count();
   });
   EXPECT_GE(shared.use_count(), 2) << "the lambda's copy lives in the task";
   values.assign(10, 0);  // the task has its own copy
+  go.store(true);
   nanort::taskwait();
   EXPECT_EQ(seen_sum, 55 + 5);
   EXPECT_GE(seen_use_count, 2);
