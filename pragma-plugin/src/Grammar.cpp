@@ -1,0 +1,124 @@
+//===- Grammar.cpp - The directive and clause tables -------------------------===//
+#include "Grammar.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+using namespace llvm;
+
+namespace nanort {
+
+static const DirectiveInfo Directives[] = {
+    {"task", DirectiveKind::Task, OnTask, false, false},
+    {"taskwait", DirectiveKind::Taskwait, OnTaskwait, true, false},
+    {"target", DirectiveKind::Target, OnTarget, false, false},
+    {"critical", DirectiveKind::Critical, 0, false, true},
+    {"atomic", DirectiveKind::Atomic, 0, false, false},
+};
+
+static constexpr AccessMode NoMode = AccessMode::In;
+
+static const ClauseInfo Clauses[] = {
+    // Dependences.
+    {"in", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
+    {"input", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
+    {"out", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
+    {"output", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
+    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTask, AccessMode::Inout, nullptr, nullptr},
+    {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTask, AccessMode::Concurrent,
+     nullptr, nullptr},
+    {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTask, AccessMode::Commutative,
+     nullptr, nullptr},
+    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTask, NoMode, nullptr, nullptr},
+    // Data sharing of inline tasks.
+    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
+    {"private", ClauseKind::Private, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
+    {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
+    {"default", ClauseKind::Default, ArgKind::Keyword, OnTask, NoMode, "shared|firstprivate|none",
+     nullptr},
+    // Task properties.
+    {"priority", ClauseKind::Priority, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"label", ClauseKind::Label, ArgKind::Name, OnTask, NoMode, nullptr, nullptr},
+    {"if", ClauseKind::If, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"final", ClauseKind::Final, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    // taskwait.
+    {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
+    {"noflush", ClauseKind::Noflush, ArgKind::None, OnTaskwait, NoMode, nullptr, nullptr},
+    // Devices.
+    {"device", ClauseKind::Device, ArgKind::KeywordList, OnTarget, NoMode, "smp|opencl|cuda",
+     nullptr},
+    {"ndrange", ClauseKind::Ndrange, ArgKind::ExprList, OnTarget, NoMode, nullptr, nullptr},
+    {"shmem", ClauseKind::Shmem, ArgKind::Expr, OnTarget, NoMode, nullptr, nullptr},
+    {"copy_deps", ClauseKind::CopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
+    {"no_copy_deps", ClauseKind::NoCopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
+    {"copy_in", ClauseKind::CopyIn, ArgKind::DepList, OnTarget, AccessMode::In, nullptr, nullptr},
+    {"copy_out", ClauseKind::CopyOut, ArgKind::DepList, OnTarget, AccessMode::Out, nullptr,
+     nullptr},
+    {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget, AccessMode::Inout, nullptr,
+     nullptr},
+    {"file", ClauseKind::File, ArgKind::Name, OnTarget, NoMode, nullptr,
+     "give the .cl file to nanocc instead"},
+    {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, "not lowered yet"},
+    {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr,
+     "task versions are not lowered yet"},
+};
+
+// OpenMP directives outside what nanort lowers: rejected by name, so that the message says
+// what they are.
+static const char *const OtherOpenMP[] = {
+    "parallel",   "for",        "sections",   "section",      "single",    "master",
+    "masked",     "barrier",    "taskgroup",  "taskloop",     "taskyield", "flush",
+    "ordered",    "simd",       "declare",    "threadprivate", "teams",    "distribute",
+    "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
+    "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
+    "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",
+    "end",        "release",    "taskiter",
+};
+
+const DirectiveInfo *findDirective(StringRef Spelling) {
+  for (const DirectiveInfo &D : Directives)
+    if (Spelling == D.Spelling)
+      return &D;
+  return nullptr;
+}
+
+const ClauseInfo *findClause(StringRef Spelling) {
+  for (const ClauseInfo &C : Clauses)
+    if (Spelling == C.Spelling)
+      return &C;
+  return nullptr;
+}
+
+bool isOtherOpenMPDirective(StringRef Spelling) {
+  for (const char *D : OtherOpenMP)
+    if (Spelling == D)
+      return true;
+  return false;
+}
+
+bool findDependMode(StringRef Spelling, AccessMode &Mode) {
+  static const struct {
+    const char *Spelling;
+    AccessMode Mode;
+  } Modes[] = {{"in", AccessMode::In},
+               {"out", AccessMode::Out},
+               {"inout", AccessMode::Inout},
+               {"inoutset", AccessMode::Concurrent},
+               {"mutexinoutset", AccessMode::Commutative}};
+  for (const auto &M : Modes)
+    if (Spelling == M.Spelling) {
+      Mode = M.Mode;
+      return true;
+    }
+  return false;
+}
+
+bool isOneOf(StringRef Word, StringRef Words) {
+  SmallVector<StringRef, 4> Parts;
+  Words.split(Parts, '|');
+  for (StringRef P : Parts)
+    if (P == Word)
+      return true;
+  return false;
+}
+
+} // namespace nanort

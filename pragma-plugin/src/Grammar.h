@@ -1,0 +1,77 @@
+//===- Grammar.h - The accepted pragma grammar, as data ----------------------===//
+//
+// Every directive and clause the plugin knows, what kind of argument each clause takes and
+// on which directives it may appear. The parser (Pragma.cpp) and the diagnostics read these
+// tables; nothing else names a clause by its spelling.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NANORT_PLUGIN_GRAMMAR_H
+#define NANORT_PLUGIN_GRAMMAR_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace nanort {
+
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic };
+
+// Bit masks of directives, for "which clause goes with which directive".
+enum : unsigned {
+  OnTask = 1u << 0,
+  OnTaskwait = 1u << 1,
+  OnTarget = 1u << 2,
+};
+
+enum class ArgKind {
+  None,        // no parentheses: copy_deps, noflush
+  DepList,     // dependence items: in([n]x, y[0;n])
+  DependList,  // depend(in: items...)
+  VarList,     // plain variable names: shared(a, b)
+  Expr,        // one expression: priority(p + 1)
+  ExprList,    // expressions: ndrange(1, n, 128)
+  Name,        // an identifier or a string literal: label(update)
+  Keyword,     // one word of a fixed set: default(shared)
+  KeywordList, // words of a fixed set: device(opencl)
+};
+
+enum class ClauseKind {
+  In, Out, Inout, Concurrent, Commutative, Depend,
+  Shared, Private, Firstprivate, Default,
+  Priority, Label, If, Final,
+  On, Noflush,
+  Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
+  File, Name, Implements,
+};
+
+// Access modes, the values of the C ABI's nanort_access_mode.
+enum class AccessMode { In = 1, Out = 2, Inout = 3, Concurrent = 4, Commutative = 5 };
+
+struct ClauseInfo {
+  const char *Spelling;
+  ClauseKind Kind;
+  ArgKind Arg;
+  unsigned AllowedOn;     // OnTask | OnTaskwait | OnTarget
+  AccessMode Mode;        // for dependence and copy clauses
+  const char *Words;      // Keyword / KeywordList: the accepted words, '|'-separated
+  const char *Unsupported; // non-null: recognised but not lowered yet; why
+};
+
+struct DirectiveInfo {
+  const char *Spelling;
+  DirectiveKind Kind;
+  unsigned Mask;          // the directive's bit for ClauseInfo::AllowedOn; 0: no clauses
+  bool Standalone;        // not attached to a following declaration or statement
+  bool OptionalName;      // critical(name)
+};
+
+const DirectiveInfo *findDirective(llvm::StringRef Spelling);
+const ClauseInfo *findClause(llvm::StringRef Spelling);
+// An OpenMP directive that nanort does not lower (parallel, for, single, ...).
+bool isOtherOpenMPDirective(llvm::StringRef Spelling);
+// Dependence modes inside depend(mode: ...).
+bool findDependMode(llvm::StringRef Spelling, AccessMode &Mode);
+// Whether Word is one of the '|'-separated Words.
+bool isOneOf(llvm::StringRef Word, llvm::StringRef Words);
+
+} // namespace nanort
+
+#endif

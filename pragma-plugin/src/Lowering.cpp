@@ -1,0 +1,1558 @@
+//===- Lowering.cpp - From recorded pragmas to rewritten source -------------===//
+//
+// The lowered code is C that a C++ compiler also accepts, except where C++ needs its own forms
+// (placement new of the argument block; inline tasks and function templates as local classes
+// with references as aliases of the captured variables). Generated names start with
+// 'nanort_'. Every user expression is emitted on a line
+// of its own after '#line', padded to its column, so that errors inside clause arguments point
+// at the user's line and column; after each generated block a '#line' puts the following user
+// text back at its own line and column.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace clang;
+
+namespace nanort {
+
+const char *const KernelKeywords[] = {"__kernel", "__global", "__local", "__constant",
+                                      "__private", nullptr};
+
+std::string escapeStringLiteral(StringRef In) {
+  std::string Out;
+  for (char C : In) {
+    if (C == '\\' || C == '"')
+      Out += '\\';
+    Out += C;
+  }
+  return Out;
+}
+
+std::string kernelKeywordDefines() {
+  std::string S;
+  for (const char *const *K = KernelKeywords; *K; ++K)
+    S += std::string("#ifndef ") + *K + "\n#define " + *K + "\n#endif\n";
+  return S;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Where pragmas can apply: function declarations and statement-level statements.
+
+struct Candidate {
+  SourceLocation Begin, End; // file locations: first and last token
+  FunctionDecl *FD = nullptr;
+  Stmt *S = nullptr;
+  FunctionDecl *Enclosing = nullptr; // for statements: the function around them
+  bool InLambda = false;
+};
+
+class Collector : public RecursiveASTVisitor<Collector> {
+  using Base = RecursiveASTVisitor<Collector>;
+
+public:
+  Collector(SourceManager &SM) : SM(SM) {}
+
+  std::vector<Candidate> Candidates;
+  std::vector<FunctionDecl *> Bodies; // functions with a body in the main file
+  std::vector<VarDecl *> Vars;        // local variables and parameters in the main file
+
+  bool TraverseDecl(Decl *D) {
+    auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (FD)
+      Fns.push_back(FD);
+    bool R = Base::TraverseDecl(D);
+    if (FD)
+      Fns.pop_back();
+    return R;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    ++LambdaDepth;
+    bool R = Base::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return R;
+  }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    SourceLocation B = FD->getBeginLoc();
+    if (FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate())
+      B = T->getBeginLoc();
+    add(B, FD->getEndLoc(), FD, nullptr);
+    if (FD->doesThisDeclarationHaveABody() && inMain(FD->getBeginLoc()))
+      Bodies.push_back(FD);
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->isLocalVarDeclOrParm() && inMain(V->getLocation()))
+      Vars.push_back(V);
+    return true;
+  }
+  bool VisitStmt(Stmt *S) {
+    if (auto *C = dyn_cast<CompoundStmt>(S)) {
+      for (Stmt *Child : C->body())
+        addStmt(Child);
+    } else if (auto *F = dyn_cast<ForStmt>(S)) {
+      addStmt(F->getBody());
+    } else if (auto *W = dyn_cast<WhileStmt>(S)) {
+      addStmt(W->getBody());
+    } else if (auto *D = dyn_cast<DoStmt>(S)) {
+      addStmt(D->getBody());
+    } else if (auto *I = dyn_cast<IfStmt>(S)) {
+      addStmt(I->getThen());
+      addStmt(I->getElse());
+    } else if (auto *R = dyn_cast<CXXForRangeStmt>(S)) {
+      addStmt(R->getBody());
+    } else if (auto *SC = dyn_cast<SwitchCase>(S)) {
+      addStmt(SC->getSubStmt());
+    } else if (auto *L = dyn_cast<LabelStmt>(S)) {
+      addStmt(L->getSubStmt());
+    }
+    return true;
+  }
+
+private:
+  SourceManager &SM;
+  std::vector<FunctionDecl *> Fns;
+  int LambdaDepth = 0;
+
+  bool inMain(SourceLocation L) { return SM.isWrittenInMainFile(SM.getExpansionLoc(L)); }
+  void addStmt(Stmt *S) {
+    if (S)
+      add(S->getBeginLoc(), S->getEndLoc(), nullptr, S);
+  }
+  void add(SourceLocation B, SourceLocation E, FunctionDecl *FD, Stmt *S) {
+    if (B.isInvalid() || E.isInvalid())
+      return;
+    B = SM.getExpansionLoc(B);
+    E = SM.getExpansionRange(E).getEnd();
+    if (B.isInvalid() || SM.isInSystemHeader(B))
+      return;
+    Candidate C;
+    C.Begin = B;
+    C.End = E;
+    C.FD = FD;
+    C.S = S;
+    if (S) {
+      C.Enclosing = Fns.empty() ? nullptr : Fns.back();
+      C.InLambda = LambdaDepth > 0;
+    }
+    Candidates.push_back(C);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Generated text.
+
+class Code {
+public:
+  Code(const SourceManager &SM) : SM(SM) {}
+  Code &operator<<(const std::string &T) {
+    S += T;
+    return *this;
+  }
+  Code &operator<<(const char *T) {
+    S += T;
+    return *this;
+  }
+  Code &operator<<(unsigned N) {
+    S += std::to_string(N);
+    return *this;
+  }
+  // A user expression, each token at its own line and column.
+  Code &user(const Toks &T) {
+    if (T.empty())
+      return *this;
+    PresumedLoc First = SM.getPresumedLoc(T.front().Loc);
+    if (First.isInvalid()) {
+      S += joinTokens(T);
+      return *this;
+    }
+    S += "\n#line " + std::to_string(First.getLine()) + " \"" + escape(First.getFilename()) +
+         "\"\n";
+    unsigned Line = First.getLine(), Col = 1;
+    for (const Tok &K : T) {
+      PresumedLoc P = SM.getPresumedLoc(K.Loc);
+      if (P.isValid() && P.getLine() == Line && P.getColumn() >= Col) {
+        S.append(P.getColumn() - Col, ' ');
+        Col = P.getColumn();
+      } else {
+        S += ' ';
+        ++Col;
+      }
+      S += K.Text;
+      Col += K.Text.size();
+    }
+    S += "\n";
+    return *this;
+  }
+  // Makes the text that follows appear at Loc's line and column.
+  Code &at(SourceLocation Loc) {
+    S += marker(SM, Loc);
+    return *this;
+  }
+  std::string str() const { return S; }
+
+  static std::string escape(StringRef In) { return escapeStringLiteral(In); }
+  static std::string marker(const SourceManager &SM, SourceLocation Loc) {
+    PresumedLoc P = SM.getPresumedLoc(Loc);
+    if (P.isInvalid())
+      return "\n";
+    return "\n#line " + std::to_string(P.getLine()) + " \"" + escape(P.getFilename()) + "\"\n" +
+           std::string(P.getColumn() - 1, ' ');
+  }
+
+private:
+  const SourceManager &SM;
+  std::string S;
+};
+
+const char *modeName(AccessMode M) {
+  switch (M) {
+  case AccessMode::In:
+    return "NANORT_IN";
+  case AccessMode::Out:
+    return "NANORT_OUT";
+  case AccessMode::Inout:
+    return "NANORT_INOUT";
+  case AccessMode::Concurrent:
+    return "NANORT_CONCURRENT";
+  case AccessMode::Commutative:
+    return "NANORT_COMMUTATIVE";
+  }
+  return "NANORT_INOUT";
+}
+
+// One dependence item, inside a block of its own. Each user expression appears once (so that
+// an error in it is reported once): declares nanort_p, the item's first byte, and either
+// nanort_size (contiguous items) or nanort_rows, nanort_row_bytes, nanort_stride (2-D).
+void emitItem(Code &C, const DepItem &D, bool CPP) {
+  const char *Auto = CPP ? "auto " : "__extension__ __auto_type ";
+  auto Base = [&] { C << "("; C.user(D.Base); C << ")"; };
+  auto Length = [&](const Section &S, const char *Lower) {
+    C << "(size_t)(("; C.user(S.Second); C << ")";
+    if (S.Inclusive)
+      C << " - " << Lower << " + 1";
+    C << ")";
+  };
+  for (size_t I = 0; I < D.Sections.size(); ++I) {
+    C << Auto << "nanort_lo" << (unsigned)I << " = ("; C.user(D.Sections[I].Lower); C << ");\n";
+  }
+  if (!D.Shape.empty()) {
+    C << Auto << "nanort_p = "; Base(); C << ";\nsize_t nanort_size = ";
+    for (const Toks &Dim : D.Shape) {
+      C << "(size_t)("; C.user(Dim); C << ") * ";
+    }
+    C << "sizeof(*nanort_p);\n";
+  } else if (D.Sections.empty()) {
+    C << Auto << "nanort_p = &"; Base(); C << ";\nsize_t nanort_size = sizeof(*nanort_p);\n";
+  } else if (D.Sections.size() == 1) {
+    C << Auto << "nanort_p = &"; Base(); C << "[nanort_lo0];\nsize_t nanort_size = ";
+    Length(D.Sections[0], "nanort_lo0");
+    C << " * sizeof(*nanort_p);\n";
+  } else {
+    C << Auto << "nanort_row = &"; Base(); C << "[nanort_lo0];\n"
+      << Auto << "nanort_p = &(*nanort_row)[nanort_lo1];\nsize_t nanort_rows = ";
+    Length(D.Sections[0], "nanort_lo0");
+    C << ";\nsize_t nanort_row_bytes = ";
+    Length(D.Sections[1], "nanort_lo1");
+    C << " * sizeof(*nanort_p);\nsize_t nanort_stride = sizeof(*nanort_row);\n";
+  }
+}
+
+// nanort_task_access / nanort_task_copy of one item, 1-D or 2-D.
+void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, bool CPP) {
+  C << "{ ";
+  emitItem(C, D, CPP);
+  if (D.Sections.size() == 2)
+    C << "nanort_check(" << Fn << "_2d(nanort_t, (const void *)nanort_p, nanort_row_bytes, "
+      << "nanort_rows, nanort_stride, " << Mode << "), \"" << Fn << "\"); }\n";
+  else
+    C << "nanort_check(" << Fn << "(nanort_t, (const void *)nanort_p, nanort_size, " << Mode
+      << "), \"" << Fn << "\"); }\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lowering of one file.
+
+enum class Sharing { Shared, Firstprivate, Private };
+
+struct Capture {
+  VarDecl *Var;
+  Sharing How;
+  std::vector<SourceLocation> Uses; // DeclRefExpr locations inside the task body
+};
+
+class Lowerer {
+public:
+  Lowerer(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), Pragmas(Pragmas),
+        Diags(Diags), RW(SM, LO), Policy(Ctx.getPrintingPolicy()), CPP(LO.CPlusPlus) {
+    Policy.SuppressUnwrittenScope = true;
+  }
+
+  bool run(bool DefineKernelKeywords, std::string &Out,
+           std::map<std::string, std::string> &Headers);
+
+private:
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const LangOptions &LO;
+  std::vector<Pragma> &Pragmas;
+  DiagSink &Diags;
+  Rewriter RW;
+  PrintingPolicy Policy;
+  bool CPP;
+  std::vector<Candidate> Candidates;
+  std::vector<FunctionDecl *> Bodies;
+  std::vector<VarDecl *> Vars;
+  unsigned Counter = 0;
+  std::set<std::string> CriticalNames;
+  llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
+
+  void error(SourceLocation L, const std::string &M) { Diags.error(L, M); }
+  std::string dirName(const Pragma &P) const {
+    return "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
+  }
+  std::string text(SourceLocation B, SourceLocation E) const {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(B, E), SM, LO).str();
+  }
+  std::string decl(QualType T, StringRef Name) const {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    T.print(OS, Policy, Name);
+    return OS.str();
+  }
+  std::string fileLiteral(SourceLocation L) const {
+    PresumedLoc P = SM.getPresumedLoc(L);
+    return "\"" + Code::escape(P.isValid() ? P.getFilename() : "") + "\"";
+  }
+  unsigned lineOf(SourceLocation L) const {
+    PresumedLoc P = SM.getPresumedLoc(L);
+    return P.isValid() ? P.getLine() : 0;
+  }
+  SourceLocation lineStart(SourceLocation L) const {
+    std::pair<FileID, unsigned> D = SM.getDecomposedLoc(L);
+    unsigned Line = SM.getLineNumber(D.first, D.second);
+    return SM.translateLineCol(D.first, Line, 1);
+  }
+  SourceLocation afterToken(SourceLocation L) const {
+    return Lexer::getLocForEndOfToken(L, 0, SM, LO);
+  }
+
+  bool onlyBlankBetween(SourceLocation A, SourceLocation B) const;
+  const Candidate *following(const Pragma &P) const;
+  Decl *topLevel(Decl *D) const;
+  SourceLocation topLevelStart(Decl *D) const;
+  bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
+
+  void lowerTaskwait(const Pragma &P);
+  void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
+                         SourceLocation &PreludeAt);
+  struct InlinePlan {
+    bool OK = false;
+    SourceLocation Begin, End; // the statement, with its ';'
+    std::vector<Capture> Caps;
+    QualType ThisType;         // C++ member functions: the task uses 'this'
+    bool Nested = false;       // inside another inline task (whose body names it nanort_self)
+  };
+  std::set<unsigned> ThisEdits; // locations already rewritten to nanort_self
+  void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
+  void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
+                       SourceLocation &PreludeAt);
+  void lowerCritical(const Pragma &P, const Candidate &C);
+  void lowerAtomic(const Pragma &P, const Candidate &C);
+  void emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target);
+  std::string prelude() const;
+};
+
+bool Lowerer::onlyBlankBetween(SourceLocation A, SourceLocation B) const {
+  std::pair<FileID, unsigned> DA = SM.getDecomposedLoc(A), DB = SM.getDecomposedLoc(B);
+  if (DA.first != DB.first || DA.second > DB.second)
+    return false;
+  StringRef Buf = SM.getBufferData(DA.first);
+  StringRef T = Buf.slice(DA.second, DB.second);
+  size_t I = 0;
+  while (I < T.size()) {
+    char C = T[I];
+    if (isspace((unsigned char)C) || C == '\\') {
+      ++I;
+    } else if (T.substr(I).starts_with("//")) {
+      size_t E = T.find('\n', I);
+      I = E == StringRef::npos ? T.size() : E;
+    } else if (T.substr(I).starts_with("/*")) {
+      size_t E = T.find("*/", I + 2);
+      I = E == StringRef::npos ? T.size() : E + 2;
+    } else if (C == '_' || isalpha((unsigned char)C)) {
+      size_t E = I;
+      while (E < T.size() && (T[E] == '_' || isalnum((unsigned char)T[E])))
+        ++E;
+      StringRef Word = T.slice(I, E);
+      bool Keyword = false;
+      for (const char *const *K = KernelKeywords; *K; ++K)
+        Keyword |= Word == *K;
+      if (!Keyword)
+        return false;
+      I = E;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+const Candidate *Lowerer::following(const Pragma &P) const {
+  const Candidate *Best = nullptr;
+  for (const Candidate &C : Candidates) {
+    if (!SM.isBeforeInTranslationUnit(P.End, C.Begin))
+      continue;
+    if (!Best || SM.isBeforeInTranslationUnit(C.Begin, Best->Begin))
+      Best = &C;
+  }
+  if (Best && onlyBlankBetween(P.End, Best->Begin))
+    return Best;
+  return nullptr;
+}
+
+Decl *Lowerer::topLevel(Decl *D) const {
+  while (D && !isa<TranslationUnitDecl>(D->getDeclContext())) {
+    DeclContext *DC = D->getDeclContext();
+    D = Decl::castFromDeclContext(DC);
+  }
+  return D;
+}
+
+SourceLocation Lowerer::topLevelStart(Decl *D) const {
+  Decl *Top = topLevel(D);
+  SourceLocation B = Top->getBeginLoc();
+  if (auto *FD = dyn_cast<FunctionDecl>(Top))
+    if (FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate())
+      B = T->getBeginLoc();
+  return lineStart(SM.getExpansionLoc(B));
+}
+
+// Types declared inside a function cannot be named by the code generated at file scope.
+bool Lowerer::checkLocalType(QualType T, SourceLocation Use, const std::string &Var) {
+  for (int Guard = 0; Guard < 16 && !T.isNull(); ++Guard) {
+    if (const auto *TT = T->getAs<TypedefType>())
+      if (TT->getDecl()->getDeclContext()->isFunctionOrMethod()) {
+        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
+                   "tasks cannot capture it yet");
+        return false;
+      }
+    if (const TagDecl *TD = T->getAsTagDecl())
+      if (TD->getDeclContext()->isFunctionOrMethod()) {
+        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
+                   "tasks cannot capture it yet");
+        return false;
+      }
+    if (T->isPointerType() || T->isReferenceType())
+      T = T->getPointeeType();
+    else if (const ArrayType *AT = Ctx.getAsArrayType(T))
+      T = AT->getElementType();
+    else
+      break;
+  }
+  return true;
+}
+
+std::string Lowerer::prelude() const {
+  std::string S = "\n#include <nanort/nanort.h>\n#include <stdio.h>\n#include <stdlib.h>\n";
+  if (CPP)
+    S += "#include <new>\n#include <type_traits>\n";
+  S += "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
+       "  if (nanort_s != NANORT_SUCCESS) {\n"
+       "    fprintf(stderr, \"nanort: %s: %s\\n\", nanort_what, nanort_last_error());\n"
+       "    abort();\n  }\n}\n"
+       "static inline nanort_task *nanort_created(nanort_task *nanort_t) {\n"
+       "  if (!nanort_t) nanort_check(NANORT_ERROR_INTERNAL, \"nanort_task_create\");\n"
+       "  return nanort_t;\n}\n";
+  if (!CriticalNames.empty()) {
+    S += "static inline void nanort_critical_enter(int *nanort_l) {\n"
+         "  while (__atomic_exchange_n(nanort_l, 1, __ATOMIC_ACQUIRE))\n"
+         "    while (__atomic_load_n(nanort_l, __ATOMIC_RELAXED)) {}\n}\n"
+         "static inline void nanort_critical_leave(int *nanort_l) {\n"
+         "  __atomic_store_n(nanort_l, 0, __ATOMIC_RELEASE);\n}\n";
+    for (const std::string &N : CriticalNames)
+      S += std::string(CPP ? "extern \"C\" { " : "") + "__attribute__((weak)) int " + N +
+           " = 0;" + (CPP ? " }" : "") + "\n";
+  }
+  return S;
+}
+
+// Label, priority, if, final, dependences, and the target's clauses.
+void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target) {
+  for (const Clause &Cl : Task.Clauses) {
+    switch (Cl.Info->Kind) {
+    case ClauseKind::In:
+    case ClauseKind::Out:
+    case ClauseKind::Inout:
+    case ClauseKind::Concurrent:
+    case ClauseKind::Commutative:
+    case ClauseKind::Depend:
+      for (const DepItem &D : Cl.Deps)
+        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP);
+      break;
+    case ClauseKind::Priority:
+      C << "nanort_task_set_priority(nanort_t, "; C.user(Cl.Args[0]); C << ");\n";
+      break;
+    case ClauseKind::If:
+      C << "nanort_task_set_if(nanort_t, ("; C.user(Cl.Args[0]); C << ") ? 1 : 0);\n";
+      break;
+    case ClauseKind::Final:
+      C << "nanort_task_set_final(nanort_t, ("; C.user(Cl.Args[0]); C << ") ? 1 : 0);\n";
+      break;
+    default:
+      break;
+    }
+  }
+  if (!Target)
+    return;
+  for (const Clause &Cl : Target->Clauses) {
+    switch (Cl.Info->Kind) {
+    case ClauseKind::CopyIn:
+    case ClauseKind::CopyOut:
+    case ClauseKind::CopyInout:
+      for (const DepItem &D : Cl.Deps)
+        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP);
+      break;
+    case ClauseKind::NoCopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
+      break;
+    case ClauseKind::CopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
+      break;
+    case ClauseKind::Ndrange: {
+      unsigned Dims = std::stoi(Cl.Args[0][0].Text);
+      bool Local = Cl.Args.size() == 1 + 2 * Dims;
+      C << "{ size_t nanort_global[] = {";
+      for (unsigned I = 0; I < Dims; ++I) {
+        C << (I ? ", " : "") << "(size_t)("; C.user(Cl.Args[1 + I]); C << ")";
+      }
+      C << "};\n";
+      if (Local) {
+        C << "size_t nanort_local[] = {";
+        for (unsigned I = 0; I < Dims; ++I) {
+          C << (I ? ", " : "") << "(size_t)("; C.user(Cl.Args[1 + Dims + I]); C << ")";
+        }
+        C << "};\n";
+      }
+      C << "nanort_check(nanort_task_set_ndrange(nanort_t, " << Dims << ", nanort_global, "
+        << (Local ? "nanort_local" : "0") << "), \"ndrange\"); }\n";
+      break;
+    }
+    case ClauseKind::Shmem:
+      C << "nanort_task_set_shmem(nanort_t, (size_t)("; C.user(Cl.Args[0]); C << "));\n";
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+void Lowerer::lowerTaskwait(const Pragma &P) {
+  const Clause *On = P.find(ClauseKind::On);
+  bool NoFlush = P.find(ClauseKind::Noflush) != nullptr;
+  if (On && NoFlush) {
+    error(P.DirLoc, "'noflush' cannot be combined with 'on' (taskwait on flushes only the "
+                    "named data)");
+    return;
+  }
+  Code C(SM);
+  if (!On) {
+    C << "nanort_check(" << (NoFlush ? "nanort_taskwait_noflush" : "nanort_taskwait")
+      << "(), \"taskwait\");";
+  } else {
+    size_t N = On->Deps.size();
+    C << "{ const void *nanort_addresses[" << (unsigned)N << "]; size_t nanort_sizes["
+      << (unsigned)N << "];\n";
+    for (size_t I = 0; I < N; ++I) {
+      const DepItem &D = On->Deps[I];
+      C << "{ ";
+      emitItem(C, D, CPP);
+      C << "nanort_addresses[" << (unsigned)I << "] = (const void *)nanort_p;\n"
+        << "nanort_sizes[" << (unsigned)I << "] = ";
+      if (D.Sections.size() == 2) // from the first to the last byte of the block
+        C << "(nanort_rows - 1) * nanort_stride + nanort_row_bytes; }\n";
+      else
+        C << "nanort_size; }\n";
+    }
+    C << "nanort_check(nanort_taskwait_on(nanort_addresses, nanort_sizes, " << (unsigned)N
+      << "), \"taskwait on\"); }";
+  }
+  std::string S = C.str();
+  if (S.find('\n') != std::string::npos)
+    S += Code::marker(SM, P.End);
+  RW.InsertTextAfter(P.End, S);
+}
+
+void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
+                                SourceLocation &PreludeAt) {
+  std::string Name = FD->getNameAsString();
+  auto Fail = [&](const std::string &M) { error(Task.DirLoc, M); };
+  if (FD->isMain())
+    return Fail("'main' cannot be a task");
+  if (!FD->getReturnType()->isVoidType())
+    return Fail("function task '" + Name + "' must return void");
+  if (FD->isVariadic())
+    return Fail("function task '" + Name + "' cannot be variadic");
+  auto *Method = dyn_cast<CXXMethodDecl>(FD);
+  bool Instance = Method && Method->isInstance();
+  if (Method && Method->isVirtual())
+    return Fail("virtual member functions cannot be tasks yet");
+  if (Method && Method->getRefQualifier() != RQ_None)
+    return Fail("ref-qualified member functions cannot be tasks yet");
+  FunctionTemplateDecl *Template = FD->getDescribedFunctionTemplate();
+  if (FD->isTemplated() && !Template && !Method)
+    return Fail("functions inside templates as tasks are not supported yet");
+  if (FD->getQualifier() && !Method)
+    return Fail("a task pragma on a qualified name is not supported yet; put it on the "
+                "declaration inside the namespace");
+  if (!FD->hasWrittenPrototype() && !CPP)
+    return Fail("function task '" + Name + "' needs a prototype");
+  if (!FD->getDeclName().isIdentifier())
+    return Fail("operators and conversion functions cannot be tasks");
+  for (const char *K : {"shared", "private", "firstprivate", "default"})
+    if (const Clause *Cl = [&]() -> const Clause * {
+          for (const Clause &X : Task.Clauses)
+            if (StringRef(X.Info->Spelling) == K)
+              return &X;
+          return nullptr;
+        }())
+      return error(Cl->Loc, "data-sharing clauses apply to inline tasks only (the parameters "
+                            "of a function task are its private copies)");
+
+  bool OpenCL = false;
+  if (Target) {
+    const Clause *Dev = Target->find(ClauseKind::Device);
+    std::string Device = Dev ? Dev->Words[0] : "smp";
+    if (Dev && Dev->Words.size() > 1)
+      return error(Dev->Loc, "several devices in one target are not supported yet");
+    if (Device == "cuda")
+      return error(Dev->WordLocs[0], "device(cuda) is not supported by the plugin yet");
+    OpenCL = Device == "opencl";
+    const Clause *Nd = Target->find(ClauseKind::Ndrange);
+    if (OpenCL && !Nd)
+      return error(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
+    if (!OpenCL)
+      for (const Clause &Cl : Target->Clauses)
+        if (Cl.Info->Kind == ClauseKind::Ndrange || Cl.Info->Kind == ClauseKind::Shmem)
+          return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
+                                   "' needs device(opencl)");
+    if (Nd) {
+      const Toks &D = Nd->Args[0];
+      unsigned Dims = 0;
+      if (D.size() == 1 && D[0].Kind == tok::numeric_constant &&
+          (D[0].Text == "1" || D[0].Text == "2" || D[0].Text == "3"))
+        Dims = D[0].Text[0] - '0';
+      if (!Dims)
+        return error(D[0].Loc, "the first argument of 'ndrange' is the number of dimensions: "
+                               "1, 2 or 3");
+      size_t Got = Nd->Args.size() - 1;
+      if (Got != Dims && Got != 2 * Dims)
+        return error(Nd->Loc, "ndrange(" + std::to_string(Dims) + ", ...) takes " +
+                                  std::to_string(Dims) + " global sizes and optionally " +
+                                  std::to_string(Dims) + " local sizes; got " +
+                                  std::to_string(Got) + " arguments after the dimensions");
+    }
+  }
+
+  FunctionDecl *Def = FD->getDefinition();
+  if (OpenCL && Def)
+    return Fail("a device(opencl) task must be a kernel declaration without a body "
+                "(single-source kernels are not supported yet: put the body in a .cl file)");
+  bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
+  if (FromHeader && (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))))
+    return; // defined in another file: that file's compile renames it and adds the wrapper
+  if (!OpenCL && !Def)
+    return Fail("function task '" + Name + "' must be defined in this file, or declared with "
+                "its pragma in a header that the defining file includes");
+  if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
+    return Fail("the definition of function task '" + Name + "' is not in this file");
+  if (Def && Def->getLocation().isMacroID())
+    return Fail("the name of function task '" + Name + "' comes from a macro");
+  for (ParmVarDecl *PV : FD->parameters()) {
+    QualType T = PV->getType();
+    if (T->isRValueReferenceType())
+      return Fail("rvalue reference parameters of task functions are not supported yet");
+    if (T->isVariablyModifiedType() &&
+        (CPP || !T->isPointerType() || !T->getPointeeType()->isArrayType()))
+      return Fail("variably modified parameter types are not supported yet");
+  }
+
+  unsigned N = ++Counter;
+  std::string Id = std::to_string(N);
+  std::string Args = "nanort_args_" + Id;
+  std::string ArgsType = CPP ? Args : "struct " + Args;
+  std::string Body = "nanort_body_" + Name;
+  bool ExternC = CPP && FD->isExternC();
+
+  // Parameter names as the annotated declaration has them (its clauses use them).
+  std::vector<std::string> PNames;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    ParmVarDecl *PV = FD->getParamDecl(I);
+    PNames.push_back(PV->getName().empty() ? "nanort_p" + std::to_string(I)
+                                           : PV->getName().str());
+  }
+  std::string Params;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    Params += (I ? ", " : "") + decl(FD->getParamDecl(I)->getType(), PNames[I]);
+  if (Params.empty())
+    Params = CPP ? "" : "void";
+  std::string Storage;
+  if (FD->getStorageClass() == SC_Static)
+    Storage += "static ";
+  if (FD->isInlineSpecified())
+    Storage += "inline ";
+  std::string Signature = Storage + "void " + Name + "(" + Params + ")";
+  // Member functions: the wrapper is defined where the user's definition is, in the class or
+  // out of it (then with the class's qualifier, and without 'static').
+  std::string Qualifiers;
+  bool OutOfLine = false;
+  if (Method) {
+    if (Method->isConst())
+      Qualifiers += " const";
+    if (Method->isVolatile())
+      Qualifiers += " volatile";
+    FunctionDecl *D = FD->getDefinition();
+    OutOfLine = D && D->isOutOfLine();
+    if (OutOfLine) {
+      if (D->isTemplated())
+        return Fail("out-of-line members of class templates as tasks are not supported yet");
+      NestedNameSpecifierLoc Q = D->getQualifierLoc();
+      std::string QText = Q ? text(Q.getBeginLoc(), Q.getEndLoc()) : std::string();
+      Signature = std::string(FD->isInlineSpecified() ? "inline " : "") + "void " + QText +
+                  Name + "(" + Params + ")";
+    }
+    Signature += Qualifiers;
+  }
+
+  // Function templates: the wrapper is a template with the same parameters, and everything
+  // it needs lives inside it (a local struct, function-local statics), so that each
+  // instantiation gets its own.
+  std::string TemplateHead, TemplateArgs;
+  if (Template) {
+    if (OpenCL)
+      return Fail("a kernel cannot be a template");
+    TemplateParameterList *TPL = Template->getTemplateParameters();
+    for (NamedDecl *P : *TPL) {
+      if (P->getName().empty())
+        return Fail("unnamed template parameters of a task function are not supported yet");
+      TemplateArgs += (TemplateArgs.empty() ? "" : ", ") + P->getName().str() +
+                      (P->isParameterPack() ? "..." : "");
+    }
+    TemplateHead = text(TPL->getTemplateLoc(), TPL->getRAngleLoc()) + " ";
+    TemplateArgs = "<" + TemplateArgs + ">";
+  }
+
+  Code C(SM);
+  if (Template || Method) {
+    std::string Label =
+        Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
+    C << "\n" << TemplateHead << Signature << " {\n";
+    C << "struct " << Args << " {";
+    if (Instance)
+      C << " " << decl(Method->getThisType(), "nanort_self") << ";";
+    for (unsigned I = 0; I < FD->getNumParams(); ++I)
+      C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
+    C << "\n  static void run(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
+      << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
+      << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
+    for (unsigned I = 0; I < PNames.size(); ++I)
+      C << (I ? ", " : "") << "nanort_a->" << PNames[I];
+    C << ");\n  }\n  static void destroy(void *nanort_v) { static_cast<" << Args
+      << " *>(nanort_v)->~" << Args << "(); }\n};\n";
+    C << "static const nanort_task_impl nanort_impl[] = {{NANORT_DEVICE_SMP, &" << Args
+      << "::run, 0, 0, 0, 0}};\n";
+    C << "static const nanort_task_site nanort_site = {NANORT_ABI_VERSION, \""
+      << Code::escape(Label) << "\", " << fileLiteral(Task.Begin) << ", "
+      << lineOf(Task.Begin) << ", nanort_impl, 1, &" << Args << "::destroy};\n";
+    C << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site, sizeof("
+      << Args << ")));\n";
+    C << "::new (nanort_task_args(nanort_t)) " << Args << "{" << (Instance ? "this" : "");
+    for (unsigned I = 0; I < PNames.size(); ++I)
+      C << (I || Instance ? ", " : "") << PNames[I];
+    C << "};\n";
+    emitTaskClauses(C, Task, Target);
+    C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
+  } else {
+  // The argument block: one member per parameter.
+  C << "\nstruct " << Args << " {";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    // C: a pointer to a variable-length array (float A[n][n]) cannot be a struct member; it
+    // travels as void * and converts back at the call of the body.
+    QualType T = FD->getParamDecl(I)->getType().getUnqualifiedType();
+    C << " " << (T->isVariablyModifiedType() ? "void *" + PNames[I] : decl(T, PNames[I])) << ";";
+  }
+  if (FD->getNumParams() == 0)
+    C << " char nanort_unused;";
+  C << " };\n";
+  if (CPP)
+    C << "static void nanort_destroy_" << Id << "(void *nanort_v) { static_cast<" << Args
+      << " *>(nanort_v)->~" << Args << "(); }\n";
+
+  std::string Label =
+      Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
+  std::string Impl = "nanort_impl_" + Id;
+  if (OpenCL) {
+    // Kernel arguments: buffers for pointers named in data clauses, __local memory for other
+    // pointers, values for the rest.
+    std::set<std::string> Named;
+    for (const Pragma *P : {&Task, Target})
+      for (const Clause &Cl : P->Clauses)
+        for (const DepItem &D : Cl.Deps)
+          Named.insert(D.BaseVar);
+    C << (CPP ? "extern \"C\" " : "extern ")
+      << "const nanort_kernel_module nanort_opencl_program;\n";
+    C << "static const nanort_kernel_arg nanort_kernel_args_" << Id << "[] = {";
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      QualType T = FD->getParamDecl(I)->getType();
+      const char *Kind = "NANORT_ARG_VALUE";
+      if (T->isPointerType())
+        Kind = Named.count(PNames[I]) ? "NANORT_ARG_BUFFER" : "NANORT_ARG_LOCAL";
+      C << (I ? ", " : "") << "{offsetof(" << ArgsType << ", " << PNames[I] << "), "
+        << (StringRef(Kind) == "NANORT_ARG_LOCAL" ? std::string("0")
+                                                   : "sizeof(" + decl(T, "") + ")")
+        << ", " << Kind << "}";
+    }
+    if (FD->getNumParams() == 0)
+      C << "{0, 0, NANORT_ARG_VALUE}";
+    C << "};\n";
+    C << "static const nanort_task_impl " << Impl << "[] = {{NANORT_DEVICE_OPENCL, 0, \""
+      << Name << "\", &nanort_opencl_program, nanort_kernel_args_" << Id << ", "
+      << FD->getNumParams() << "}};\n";
+  } else {
+
+    C << "static void nanort_smp_" << Id << "(void *nanort_v) {\n  " << ArgsType
+      << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n  " << Body << "(";
+    for (unsigned I = 0; I < PNames.size(); ++I)
+      C << (I ? ", " : "") << "nanort_a->" << PNames[I];
+    C << ");\n}\n";
+    C << "static const nanort_task_impl " << Impl
+      << "[] = {{NANORT_DEVICE_SMP, nanort_smp_" << Id << ", 0, 0, 0, 0}};\n";
+  }
+  C << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, \""
+    << Code::escape(Label) << "\", " << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin)
+    << ", " << Impl << ", 1, " << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
+
+  // The wrapper: same name and signature, creates the task.
+  C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
+  C << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
+    << ", sizeof(" << ArgsType << ")));\n";
+  if (CPP) {
+    C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
+    for (unsigned I = 0; I < PNames.size(); ++I)
+      C << (I ? ", " : "") << PNames[I];
+    C << "};\n";
+  } else {
+    C << ArgsType << " nanort_init = {";
+    for (unsigned I = 0; I < PNames.size(); ++I)
+      C << (I ? ", " : "") << PNames[I];
+    if (PNames.empty())
+      C << "0";
+    C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
+  }
+  emitTaskClauses(C, Task, Target);
+  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
+    << (ExternC ? "}\n" : "");
+  }
+
+  if (OpenCL) {
+    // After the kernel's declaration.
+    SourceLocation End = SM.getExpansionRange(FD->getEndLoc()).getEnd();
+    SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
+    SourceLocation At = Semi.isValid() ? Semi : afterToken(End);
+    C.at(At);
+    RW.InsertTextAfter(At, C.str());
+  } else {
+    // The user's definition keeps its place under a new name; a declaration of the wrapper
+    // before it serves recursive calls, and the wrapper follows it.
+    SourceLocation DefBegin = SM.getExpansionLoc(Def->getBeginLoc());
+    if (FunctionTemplateDecl *DT = Def->getDescribedFunctionTemplate())
+      DefBegin = SM.getExpansionLoc(DT->getBeginLoc());
+    std::string Proto = (ExternC ? "extern \"C\" { " : "") + TemplateHead + Signature + ";" +
+                        (ExternC ? " }" : "") + Code::marker(SM, DefBegin);
+    if (!Method) // members are declared in their class; a redeclaration there is an error
+      RW.InsertTextBefore(DefBegin, Proto);
+    if (OutOfLine) {
+      // The renamed definition needs its declaration in the class, after the user's one.
+      FunctionDecl *InClass = FD->getCanonicalDecl();
+      SourceLocation E = SM.getExpansionRange(InClass->getEndLoc()).getEnd();
+      SourceLocation Semi = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
+      if (Semi.isInvalid())
+        return Fail("cannot find the end of the declaration of '" + Name + "' in its class");
+      RW.InsertTextAfter(Semi, std::string(" ") + (Method->isStatic() ? "static " : "") +
+                                   "void " + Body + "(" + Params + ")" + Qualifiers + ";");
+    }
+    RW.ReplaceText(Def->getLocation(), Name.size(), Body);
+    SourceLocation End = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());
+    C.at(End);
+    RW.InsertTextAfter(End, C.str());
+  }
+  SourceLocation Top = topLevelStart(Def ? Def : FD);
+  if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
+    PreludeAt = Top;
+}
+
+// A statement that would jump out of a task body or a critical region once it is outlined
+// or wrapped (break and continue of an enclosing loop do not compile there anyway).
+class JumpFinder : public RecursiveASTVisitor<JumpFinder> {
+public:
+  Stmt *Found = nullptr;
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // its returns are its own
+  bool VisitReturnStmt(ReturnStmt *S) { return record(S); }
+  bool VisitGotoStmt(GotoStmt *S) { return record(S); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) { return record(S); }
+
+private:
+  bool record(Stmt *S) {
+    if (!Found)
+      Found = S;
+    return true;
+  }
+};
+
+// Uses of 'this' in a task body, and a lambda there that captures it.
+class ThisFinder : public RecursiveASTVisitor<ThisFinder> {
+public:
+  std::vector<CXXThisExpr *> Uses;
+  LambdaExpr *Lambda = nullptr;
+  bool VisitCXXThisExpr(CXXThisExpr *E) {
+    Uses.push_back(E);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesThis() && !Lambda)
+        Lambda = L;
+    return RecursiveASTVisitor<ThisFinder>::TraverseLambdaExpr(L);
+  }
+};
+
+// Variables of the enclosing function that the task body uses.
+class UseFinder : public RecursiveASTVisitor<UseFinder> {
+public:
+  UseFinder(SourceManager &SM, SourceRange Body) : SM(SM), Body(Body) {}
+  std::vector<VarDecl *> Order;
+  llvm::DenseMap<VarDecl *, std::vector<SourceLocation>> Uses;
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (!V || !V->isLocalVarDeclOrParm())
+      return true;
+    SourceLocation DL = SM.getExpansionLoc(V->getLocation());
+    if (!SM.isBeforeInTranslationUnit(DL, Body.getBegin())) // declared inside the task
+      return true;
+    if (!Uses.count(V))
+      Order.push_back(V);
+    Uses[V].push_back(E->getLocation());
+    return true;
+  }
+
+private:
+  SourceManager &SM;
+  SourceRange Body;
+};
+
+// Checks an inline task and finds its captures; in C, also rewrites the uses of shared
+// variables in place. Runs for every inline task before any construct is lowered, so that
+// constructs nested in a C task (critical, atomic) see the rewritten uses.
+void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePlan &Plan) {
+  Stmt *S = Cand.S;
+  FunctionDecl *Fn = Cand.Enclosing;
+  if (Cand.InLambda || !Fn)
+    return error(Task.DirLoc, "inline tasks inside lambdas are not supported yet");
+  if (isa<DeclStmt>(S))
+    return error(Task.DirLoc, "a task cannot apply to a declaration: put the statement in a "
+                              "block");
+  {
+    JumpFinder JF;
+    JF.TraverseStmt(S);
+    if (JF.Found)
+      return error(JF.Found->getBeginLoc(), std::string(isa<ReturnStmt>(JF.Found) ? "'return'"
+                                                                                 : "'goto'") +
+                                                " cannot leave a task");
+  }
+
+  // The statement, with its ';'.
+  SourceLocation Begin = Cand.Begin, End = afterToken(Cand.End);
+  {
+    Token Last;
+    if (!Lexer::getRawToken(Cand.End, Last, SM, LO) && Last.isNot(tok::r_brace)) {
+      SourceLocation Semi = Lexer::findLocationAfterToken(Cand.End, tok::semi, SM, LO, false);
+      if (Semi.isValid())
+        End = Semi;
+    }
+  }
+
+  // Nested pragmas in the body. C has no references to alias captured variables in the
+  // outlined body, so C rewrites their uses in place; a nested task or 'taskwait on' would
+  // name them in clause text, which that rewriting does not reach.
+  std::vector<const Pragma *> Nested;
+  for (const Pragma &P : Pragmas)
+    if (&P != &Task && SM.isBeforeInTranslationUnit(Begin, P.Begin) &&
+        SM.isBeforeInTranslationUnit(P.Begin, End))
+      Nested.push_back(&P);
+  if (!CPP)
+    for (const Pragma *P : Nested)
+      if (P->Dir && (P->Dir->Kind == DirectiveKind::Task || P->Dir->Kind == DirectiveKind::Target ||
+                     P->find(ClauseKind::On)))
+        return error(P->DirLoc, "tasks and 'taskwait on' nested inside an inline task are not "
+                                "supported yet in C (they are in C++)");
+
+  UseFinder UF(SM, SourceRange(Begin, End));
+  UF.TraverseStmt(S);
+  // Variables that only nested pragmas name (C++): the nearest earlier declaration.
+  for (const Pragma *P : Nested)
+    for (const std::string &Id : P->Identifiers) {
+      VarDecl *Found = nullptr;
+      for (VarDecl *V : Vars) {
+        if (V->getName() != Id || !Fn->getBody())
+          continue;
+        SourceLocation DL = SM.getExpansionLoc(V->getLocation());
+        if (!SM.isBeforeInTranslationUnit(DL, Begin))
+          continue;
+        if (V->getDeclContext() != Fn && !Fn->Encloses(V->getDeclContext()) &&
+            !isa<ParmVarDecl>(V))
+          continue;
+        if (isa<ParmVarDecl>(V) && V->getDeclContext() != Fn)
+          continue;
+        if (!Found || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Found->getLocation()), DL))
+          Found = V;
+      }
+      if (Found && !UF.Uses.count(Found)) {
+        UF.Order.push_back(Found);
+        UF.Uses[Found];
+      }
+    }
+
+  // Data sharing.
+  std::set<std::string> Shared, Private, First, DepVars;
+  std::string Default = "firstprivate";
+  for (const Clause &Cl : Task.Clauses) {
+    std::set<std::string> *Into = nullptr;
+    switch (Cl.Info->Kind) {
+    case ClauseKind::Shared: Into = &Shared; break;
+    case ClauseKind::Private: Into = &Private; break;
+    case ClauseKind::Firstprivate: Into = &First; break;
+    case ClauseKind::Default: Default = Cl.Words[0]; break;
+    default:
+      for (const DepItem &D : Cl.Deps)
+        DepVars.insert(D.BaseVar);
+    }
+    if (Into)
+      Into->insert(Cl.Words.begin(), Cl.Words.end());
+  }
+  std::vector<Capture> Caps;
+  bool OK = true;
+  for (VarDecl *V : UF.Order) {
+    std::string N = V->getName().str();
+    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V]};
+    if (Private.count(N))
+      Cap.How = Sharing::Private;
+    else if (First.count(N))
+      Cap.How = Sharing::Firstprivate;
+    else if (Shared.count(N) || DepVars.count(N) || V->isStaticLocal())
+      Cap.How = Sharing::Shared;
+    else if (Default == "shared")
+      Cap.How = Sharing::Shared;
+    else if (Default == "none") {
+      error(Task.DirLoc, "variable '" + N + "' must be listed in a data-sharing clause "
+                         "(default(none))");
+      OK = false;
+      continue;
+    }
+    QualType T = V->getType();
+    if (T->isVariablyModifiedType()) {
+      error(Task.DirLoc, "variable '" + N + "' has a variably modified type; inline tasks "
+                         "cannot capture it yet (use a pointer)");
+      OK = false;
+      continue;
+    }
+    if (!CPP) // C++ spells the captured types with decltype, inside the function
+      OK &= checkLocalType(T.getNonReferenceType(), Task.DirLoc, N);
+    if (Cap.How == Sharing::Private && (T->isReferenceType() || T.isConstQualified())) {
+      error(Task.DirLoc, "private variable '" + N + "' cannot be a reference or const");
+      OK = false;
+    }
+    if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
+        !T.getNonReferenceType().isTriviallyCopyableType(Ctx)) {
+      error(Task.DirLoc, "firstprivate array '" + N + "' must be trivially copyable");
+      OK = false;
+    }
+    Caps.push_back(Cap);
+  }
+  if (!OK)
+    return;
+
+  // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
+  if (!CPP)
+    for (const Capture &Cap : Caps) {
+      if (Cap.How != Sharing::Shared)
+        continue;
+      std::string Name = Cap.Var->getName().str();
+      std::set<unsigned> Done; // a macro argument may expand to several uses
+      for (SourceLocation L : Cap.Uses) {
+        if (L.isMacroID()) {
+          if (!SM.isMacroArgExpansion(L)) {
+            error(L, "variable '" + Name + "' is used through a macro body inside a C inline "
+                     "task; pass it as a macro argument");
+            OK = false;
+            continue;
+          }
+          L = SM.getSpellingLoc(L);
+        }
+        if (!Done.insert(L.getRawEncoding()).second)
+          continue;
+        RW.ReplaceText(L, Name.size(), "(*nanort_a->" + Name + ")");
+      }
+    }
+  if (!OK)
+    return;
+
+  // C++ member functions: the body runs in a static function, so 'this' becomes nanort_self,
+  // a captured pointer (explicit 'this', and the implicit one of member accesses).
+  if (auto *M = dyn_cast<CXXMethodDecl>(Fn); M && M->isInstance()) {
+    ThisFinder TF;
+    TF.TraverseStmt(S);
+    if (TF.Lambda)
+      return error(TF.Lambda->getBeginLoc(), "lambdas that capture 'this' inside an inline "
+                                             "task are not supported yet");
+    for (CXXThisExpr *E : TF.Uses) {
+      SourceLocation L = E->getLocation();
+      if (L.isMacroID()) {
+        if (!SM.isMacroArgExpansion(L))
+          return error(L, "'this' is used through a macro body inside an inline task; pass "
+                          "it as a macro argument");
+        L = SM.getSpellingLoc(L);
+      }
+      if (!ThisEdits.insert(L.getRawEncoding()).second)
+        continue; // an enclosing task rewrote it already
+      if (E->isImplicit()) { // replaced, not inserted: an insertion at the start of the
+                             // statement would stay outside the outlined body
+        unsigned Len = Lexer::MeasureTokenLength(L, SM, LO);
+        RW.ReplaceText(L, Len, "nanort_self->" +
+                                   Lexer::getSourceText(CharSourceRange::getCharRange(
+                                                            L, L.getLocWithOffset(Len)),
+                                                        SM, LO)
+                                       .str());
+      } else
+        RW.ReplaceText(L, 4, "nanort_self");
+    }
+    if (!TF.Uses.empty())
+      Plan.ThisType = M->getThisType();
+  }
+  Plan.Begin = Begin;
+  Plan.End = End;
+  Plan.Caps = std::move(Caps);
+  Plan.OK = true;
+}
+
+void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const InlinePlan &Plan,
+                              SourceLocation &PreludeAt) {
+  FunctionDecl *Fn = Cand.Enclosing;
+  SourceLocation Begin = Plan.Begin, End = Plan.End;
+  const std::vector<Capture> &Caps = Plan.Caps;
+  unsigned N = ++Counter;
+  std::string Id = std::to_string(N);
+  std::string Args = "nanort_args_" + Id;
+  std::string ArgsType = CPP ? Args : "struct " + Args;
+  std::string BodyText = RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
+
+  // C++: the argument block is a local class at the task's place, its static member function
+  // runs the body, and the site is a function-local static. So the task works inside
+  // function templates, and captured variables may have types local to the function
+  // (lambdas): the members are spelled with decltype.
+  Code L(SM);
+  if (CPP) {
+    L << "struct " << Args << " {";
+    if (!Plan.ThisType.isNull())
+      L << " " << decl(Plan.ThisType, "nanort_self") << ";";
+    for (const Capture &Cap : Caps) {
+      std::string Name = Cap.Var->getName().str();
+      // Members are prefixed: a class may not declare a name it used before (decltype(x)).
+      if (Cap.How == Sharing::Shared)
+        L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
+      else if (Cap.How == Sharing::Firstprivate)
+        L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
+          << Name << ";";
+    }
+    L << " char nanort_unused;\n  static void run(void *nanort_v) {\n    " << Args
+      << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n";    if (!Plan.ThisType.isNull())
+      L << "    auto nanort_self = nanort_a->nanort_self;\n";
+    for (const Capture &Cap : Caps) {
+      std::string Name = Cap.Var->getName().str();
+      if (Cap.How == Sharing::Private)
+        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
+          << ";\n";
+      else
+        L << "    auto &" << Name << " = " << (Cap.How == Sharing::Shared ? "*" : "")
+          << "nanort_a->nanort_c_" << Name << ";\n";
+      L << "    (void)" << Name << ";\n"; // names seen only in nested clauses may go unused
+    }
+    L.at(Begin);
+    L << BodyText << "\n  }\n  static void destroy(void *nanort_v) { static_cast<" << Args
+      << " *>(nanort_v)->~" << Args << "(); }\n};\n";
+    const Clause *LabelC = Task.find(ClauseKind::Label);
+    L << "static const nanort_task_impl nanort_impl_" << Id
+      << "[] = {{NANORT_DEVICE_SMP, &" << Args << "::run, 0, 0, 0, 0}};\n";
+    L << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, "
+      << (LabelC ? "\"" + Code::escape(LabelC->Words[0]) + "\"" : std::string("0")) << ", "
+      << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ", nanort_impl_" << Id
+      << ", 1, &" << Args << "::destroy};\n";
+  }
+
+  // C: the argument block, the outlined body and the site go before the function.
+  Code F(SM);
+  if (!CPP) {
+    F << "\nstruct " << Args << " {";
+    for (const Capture &Cap : Caps) {
+      QualType T = Cap.Var->getType().getNonReferenceType();
+      std::string Name = Cap.Var->getName().str();
+      if (Cap.How == Sharing::Shared)
+        F << " " << decl(Ctx.getPointerType(T), Name) << ";";
+      else if (Cap.How == Sharing::Firstprivate)
+        F << " " << decl(T, Name) << ";";
+    }
+    F << " char nanort_unused; };\n";
+    F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
+      << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n";
+    // Private and firstprivate variables are locals of the same name (shared ones were
+    // rewritten in the body).
+    for (const Capture &Cap : Caps) {
+      QualType T = Cap.Var->getType().getNonReferenceType();
+      std::string Name = Cap.Var->getName().str();
+      if (Cap.How == Sharing::Private) {
+        F << "  " << decl(T, Name) << ";\n";
+      } else if (Cap.How == Sharing::Firstprivate) {
+        Qualifiers Q;
+        QualType U = Ctx.getUnqualifiedArrayType(T, Q);
+        F << "  " << decl(U, Name) << ";\n  __builtin_memcpy((void *)&" << Name
+          << ", (const void *)&nanort_a->" << Name << ", sizeof " << Name << ");\n";
+      }
+    }
+    F.at(Begin);
+    F << BodyText << "\n}\n";
+    const Clause *LabelC = Task.find(ClauseKind::Label);
+    F << "static const nanort_task_impl nanort_impl_" << Id
+      << "[] = {{NANORT_DEVICE_SMP, nanort_task_" << Id << ", 0, 0, 0, 0}};\n";
+    F << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, "
+      << (LabelC ? "\"" + Code::escape(LabelC->Words[0]) + "\"" : std::string("0")) << ", "
+      << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ", nanort_impl_" << Id
+      << ", 1, 0};\n";
+  }
+
+  // In place of the statement: create, fill, submit.
+  Code C(SM);
+  C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
+    << ", sizeof(" << ArgsType << ")));\n";
+  if (CPP) {
+    C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
+    if (!Plan.ThisType.isNull())
+      C << (Plan.Nested ? "nanort_self, " : "this, ");
+    for (const Capture &Cap : Caps) {
+      std::string Name = Cap.Var->getName().str();
+      if (Cap.How == Sharing::Shared)
+        C << "__builtin_addressof(" << Name << "), ";
+      else if (Cap.How == Sharing::Firstprivate)
+        C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
+    }
+    C << "0};\n";
+    for (const Capture &Cap : Caps)
+      if (Cap.How == Sharing::Firstprivate &&
+          Cap.Var->getType().getNonReferenceType()->isArrayType()) {
+        std::string Name = Cap.Var->getName().str();
+        C << "__builtin_memcpy((void *)&static_cast<" << Args
+          << " *>(nanort_task_args(nanort_t))->nanort_c_" << Name << ", (const void *)&" << Name
+          << ", sizeof " << Name << ");\n";
+      }
+  } else {
+    C << ArgsType << " *nanort_a = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
+    for (const Capture &Cap : Caps) {
+      std::string Name = Cap.Var->getName().str();
+      if (Cap.How == Sharing::Shared)
+        C << "nanort_a->" << Name << " = &" << Name << ";\n";
+      else if (Cap.How == Sharing::Firstprivate)
+        C << "__builtin_memcpy((void *)&nanort_a->" << Name << ", (const void *)&" << Name
+          << ", sizeof " << Name << ");\n";
+    }
+  }
+  emitTaskClauses(C, Task, nullptr);
+  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
+  C.at(End);
+  RW.RemoveText(CharSourceRange::getCharRange(Begin, End));
+  RW.InsertTextAfter(Begin, C.str());
+
+  SourceLocation Top = topLevelStart(Fn);
+  if (!CPP) {
+    F.at(Top);
+    RW.InsertTextAfter(Top, F.str());
+  }
+  if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
+    PreludeAt = Top;
+}
+
+void Lowerer::lowerCritical(const Pragma &P, const Candidate &C) {
+  JumpFinder JF;
+  JF.TraverseStmt(C.S);
+  if (JF.Found)
+    return error(JF.Found->getBeginLoc(), std::string(isa<ReturnStmt>(JF.Found) ? "'return'"
+                                                                               : "'goto'") +
+                                              " cannot leave a critical region");
+  std::string Lock =
+      P.CriticalName.empty() ? "nanort_critical_lock" : "nanort_critical_lock_" + P.CriticalName;
+  CriticalNames.insert(Lock);
+  SourceLocation End = afterToken(C.End);
+  Token Last;
+  if (!Lexer::getRawToken(C.End, Last, SM, LO) && Last.isNot(tok::r_brace)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(C.End, tok::semi, SM, LO, false);
+    if (Semi.isValid())
+      End = Semi;
+  }
+  RW.InsertTextBefore(C.Begin, "{ nanort_critical_enter(&" + Lock + "); ");
+  RW.InsertTextAfter(End, " nanort_critical_leave(&" + Lock + "); }");
+}
+
+void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
+  Expr *E = dyn_cast_or_null<Expr>(C.S);
+  if (E)
+    E = E->IgnoreParens();
+  Expr *LHS = nullptr, *RHS = nullptr;
+  std::string Op;
+  if (auto *CA = dyn_cast_or_null<CompoundAssignOperator>(E)) {
+    LHS = CA->getLHS();
+    RHS = CA->getRHS();
+    Op = BinaryOperator::getOpcodeStr(BinaryOperator::getOpForCompoundAssignment(CA->getOpcode()))
+             .str();
+  } else if (auto *U = dyn_cast_or_null<UnaryOperator>(E)) {
+    if (U->isIncrementDecrementOp()) {
+      LHS = U->getSubExpr();
+      Op = U->isIncrementOp() ? "+" : "-";
+    }
+  }
+  if (!LHS)
+    return error(P.DirLoc, "'#pragma " + P.Namespace + " atomic' applies to 'x op= expr;', "
+                           "'x++;', '++x;', 'x--;' or '--x;'");
+  if (!LHS->getType()->isScalarType())
+    return error(P.DirLoc, "the target of an atomic update must have a scalar type");
+  auto Txt = [&](Expr *X) {
+    // The rewritten text: a C inline task around may have replaced shared variables.
+    CharSourceRange R = SM.getExpansionRange(X->getSourceRange());
+    return RW.getRewrittenText(CharSourceRange::getCharRange(R.getBegin(),
+                                                             afterToken(R.getEnd())));
+  };
+  std::string L = Txt(LHS), R = RHS ? Txt(RHS) : "1";
+  SourceLocation End = afterToken(C.End);
+  SourceLocation Semi = Lexer::findLocationAfterToken(C.End, tok::semi, SM, LO, false);
+  if (Semi.isValid())
+    End = Semi;
+  std::string Code = "{ __typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
+                     ") nanort_old, nanort_new; __atomic_load(nanort_p, &nanort_old, "
+                     "__ATOMIC_RELAXED); do { nanort_new = nanort_old " + Op + " (" + R +
+                     "); } while (!__atomic_compare_exchange(nanort_p, &nanort_old, "
+                     "&nanort_new, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); }";
+  RW.RemoveText(CharSourceRange::getCharRange(C.Begin, End));
+  RW.InsertTextAfter(C.Begin, Code);
+}
+
+bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
+                  std::map<std::string, std::string> &Headers) {
+  Collector Col(SM);
+  Col.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Candidates = std::move(Col.Candidates);
+  Bodies = std::move(Col.Bodies);
+  Vars = std::move(Col.Vars);
+
+  // Pair each target with the task pragma after it; find what each pragma applies to.
+  struct Work {
+    Pragma *P;
+    Pragma *Target = nullptr;
+    const Candidate *C = nullptr;
+    bool Skip = false;
+  };
+  std::vector<Work> Works;
+  for (size_t I = 0; I < Pragmas.size(); ++I) {
+    Pragma &P = Pragmas[I];
+    if (!P.Valid)
+      continue;
+    if (P.Dir->Kind == DirectiveKind::Target) {
+      Pragma *Next = I + 1 < Pragmas.size() ? &Pragmas[I + 1] : nullptr;
+      if (!Next || Next->Dir == nullptr || Next->Dir->Kind != DirectiveKind::Task ||
+          !onlyBlankBetween(P.End, Next->Begin)) {
+        error(P.DirLoc, dirName(P) + " must be followed by a '#pragma " + P.Namespace +
+                            " task' line");
+        continue;
+      }
+      continue;
+    }
+    Work W{&P};
+    bool InHeader = !SM.isWrittenInMainFile(P.Begin);
+    if (InHeader && P.Dir->Kind != DirectiveKind::Task) {
+      error(P.DirLoc, "in an included file, only task pragmas on function declarations are "
+                      "lowered yet");
+      continue;
+    }
+    if (I > 0 && Pragmas[I - 1].Dir && Pragmas[I - 1].Dir->Kind == DirectiveKind::Target &&
+        onlyBlankBetween(Pragmas[I - 1].End, P.Begin)) {
+      if (!Pragmas[I - 1].Valid)
+        continue;
+      W.Target = &Pragmas[I - 1];
+    }
+    if (P.Dir->Standalone) {
+      bool Inside = false;
+      for (FunctionDecl *FD : Bodies) {
+        SourceRange R = FD->getBody()->getSourceRange();
+        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
+            SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
+          Inside = true;
+      }
+      if (!Inside) {
+        error(P.DirLoc, dirName(P) + " must be inside a function body");
+        continue;
+      }
+    } else {
+      W.C = following(P);
+      bool WantsDecl = P.Dir->Kind == DirectiveKind::Task;
+      if (!W.C || (W.C->FD && !WantsDecl)) {
+        error(P.DirLoc, dirName(P) + (WantsDecl ? " must be followed by a function "
+                                                  "declaration or a statement"
+                                                : " must be followed by a statement"));
+        continue;
+      }
+      if (InHeader && (!W.C->FD || W.C->FD->doesThisDeclarationHaveABody() || W.Target)) {
+        error(P.DirLoc, "in an included file, only task pragmas on function declarations "
+                        "without a body (and without 'target') are lowered yet");
+        continue;
+      }
+      if (W.Target && !W.C->FD) {
+        error(W.Target->DirLoc, "'#pragma " + P.Namespace + " target' applies to function "
+                                "declarations only");
+        continue;
+      }
+    }
+    Works.push_back(W);
+  }
+  // From here on, a construct with an error is skipped and the others still lowered, so that
+  // one compile reports every error; the text is not used when there was any.
+
+  // The pragma lines go away (their lines stay, empty).
+  for (const Pragma &P : Pragmas) {
+    RW.RemoveText(CharSourceRange::getCharRange(P.Begin, P.End));
+    if (SM.getPresumedLineNumber(P.Begin) != SM.getPresumedLineNumber(P.End))
+      RW.InsertTextAfter(P.End, Code::marker(SM, P.End));
+  }
+
+  // One task pragma per function, reported at the second one.
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD &&
+        !TaskFunctions.insert(W.C->FD->getCanonicalDecl()).second) {
+      error(W.P->DirLoc, "function '" + W.C->FD->getNameAsString() +
+                             "' already has a task pragma");
+      W.Skip = true;
+    }
+
+  std::map<const Pragma *, InlinePlan> Plans;
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
+      planInlineTask(*W.P, *W.C, Plans[W.P]);
+  for (auto &A : Plans)
+    for (auto &B : Plans)
+      if (A.first != B.first && A.second.OK && B.second.OK &&
+          SM.isBeforeInTranslationUnit(B.second.Begin, A.second.Begin) &&
+          SM.isBeforeInTranslationUnit(A.second.Begin, B.second.End))
+        A.second.Nested = true;
+
+  // Inner constructs first, so that an enclosing task's body holds their lowered form.
+  SourceLocation PreludeAt;
+  for (auto It = Works.rbegin(); It != Works.rend(); ++It) {
+    Work &W = *It;
+    if (W.Skip)
+      continue;
+    switch (W.P->Dir->Kind) {
+    case DirectiveKind::Taskwait:
+      lowerTaskwait(*W.P);
+      break;
+    case DirectiveKind::Task:
+      if (W.C->FD)
+        lowerFunctionTask(*W.P, W.Target, W.C->FD, PreludeAt);
+      else if (Plans[W.P].OK)
+        lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
+      break;
+    case DirectiveKind::Critical:
+      lowerCritical(*W.P, *W.C);
+      break;
+    case DirectiveKind::Atomic:
+      lowerAtomic(*W.P, *W.C);
+      break;
+    case DirectiveKind::Target:
+      break;
+    }
+    if (W.P->Dir->Kind != DirectiveKind::Task) {
+      // Taskwait, critical and atomic need the helpers before their function.
+      const Candidate *Around = nullptr;
+      for (const Candidate &C : Candidates)
+        if (C.FD && C.FD->doesThisDeclarationHaveABody() &&
+            SM.isBeforeInTranslationUnit(C.Begin, W.P->Begin) &&
+            SM.isBeforeInTranslationUnit(W.P->Begin, C.End))
+          if (!Around || SM.isBeforeInTranslationUnit(Around->Begin, C.Begin))
+            Around = &C;
+      if (Around) {
+        SourceLocation Top = topLevelStart(Around->FD);
+        if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
+          PreludeAt = Top;
+      }
+    }
+  }
+  if (Diags.hasErrors())
+    return false;
+
+  if (PreludeAt.isValid())
+    RW.InsertTextBefore(PreludeAt, prelude() + Code::marker(SM, PreludeAt));
+
+  FileID Main = SM.getMainFileID();
+  std::string Head;
+  if (DefineKernelKeywords)
+    Head += kernelKeywordDefines();
+  Head += "#line 1 \"" + Code::escape(SM.getPresumedLoc(SM.getLocForStartOfFile(Main)).getFilename()) +
+          "\"\n";
+  for (auto It = RW.buffer_begin(); It != RW.buffer_end(); ++It) {
+    if (It->first == Main)
+      continue;
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(It->first))
+      Headers[FE->getName().str()] = std::string(It->second.begin(), It->second.end());
+  }
+  const RewriteBuffer *RB = RW.getRewriteBufferFor(Main);
+  Out = Head + (RB ? std::string(RB->begin(), RB->end()) : SM.getBufferData(Main).str());
+  return true;
+}
+
+} // namespace
+
+bool lowerMainFile(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
+                   bool DefineKernelKeywords, std::string &Out,
+                   std::map<std::string, std::string> &Headers) {
+  Lowerer L(Ctx, Pragmas, Diags);
+  return L.run(DefineKernelKeywords, Out, Headers);
+}
+
+} // namespace nanort

@@ -1,0 +1,433 @@
+//===- Plugin.cpp - The nanort pragma plugin for Clang 19 --------------------===//
+//
+// An AddBeforeMainAction plugin. Before the real compile starts, it parses the main file in
+// a private CompilerInstance (syntax only) with its own '#pragma omp' and '#pragma oss'
+// handlers, lowers the pragmas with a Rewriter, and hands the lowered text to the real compile
+// under the original file name. Its own errors are reported through the real compile's
+// DiagnosticsEngine, so the compile fails at the user's line and column.
+//
+//   clang-19 -fplugin=nanort-plugin.so [-fplugin-arg-nanort-emit=out.c] -c f.c
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+#include "Pragma.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Version.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/Pragma.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/SemaConsumer.h"
+#include "llvm/Support/Path.h"
+#include <map>
+#include <set>
+#include "llvm/Support/raw_ostream.h"
+
+#if CLANG_VERSION_MAJOR != 19
+#error "the nanort plugin is written against Clang 19"
+#endif
+
+using namespace clang;
+
+namespace nanort {
+namespace {
+
+// The private parse instantiates the registered plugins again; they must stay out of it.
+bool InAnalysis = false;
+
+std::string directiveLine(const std::string &NS, const std::string &Dir) {
+  return "'#pragma " + NS + " " + Dir + "'";
+}
+
+// Records the pragmas of the main file during the private parse.
+class RecordingHandler : public PragmaHandler {
+public:
+  RecordingHandler(StringRef NS, std::vector<Pragma> &Out, DiagSink &Diags)
+      : PragmaHandler(NS), Out(Out), Diags(Diags) {}
+
+  void HandlePragma(Preprocessor &PP, PragmaIntroducer Intro, Token &First) override {
+    SourceManager &SM = PP.getSourceManager();
+    Toks T;
+    Token Tok;
+    PP.LexUnexpandedToken(Tok);
+    SourceLocation DirLoc = Tok.getLocation();
+    std::string DirName;
+    if (Tok.isNot(tok::eod) && Tok.getIdentifierInfo())
+      DirName = Tok.getIdentifierInfo()->getName().str();
+    if (Tok.isNot(tok::eod))
+      PP.LexUnexpandedToken(Tok);
+    while (Tok.isNot(tok::eod) && Tok.isNot(tok::eof)) {
+      T.push_back({Tok.getKind(), PP.getSpelling(Tok), Tok.getLocation()});
+      PP.LexUnexpandedToken(Tok);
+    }
+    SourceLocation Eod = Tok.getLocation();
+    if (Intro.Kind != PIK_HashPragma) {
+      Diags.error(SM.getExpansionLoc(Intro.Loc),
+                  "pragmas written with _Pragma or __pragma are not supported yet; write "
+                  "'#pragma " + getName().str() + " ...'");
+      return;
+    }
+    // Included files: task pragmas on function declarations are lowered (the file that
+    // defines the function renames it); a file included twice is recorded once.
+    if (SM.isInSystemHeader(Intro.Loc))
+      return;
+    if (!SM.isWrittenInMainFile(Intro.Loc)) {
+      std::pair<FileID, unsigned> D = SM.getDecomposedLoc(Intro.Loc);
+      OptionalFileEntryRef FE = SM.getFileEntryRefForID(D.first);
+      if (!FE || !Seen.insert({FE->getName().str(), D.second}).second)
+        return;
+    }
+    Pragma P;
+    P.Namespace = getName().str();
+    P.DirSpelling = DirName;
+    P.Begin = Intro.Loc;
+    P.DirLoc = DirLoc;
+    P.End = Eod;
+    P.Dir = findDirective(DirName);
+    if (DirName.empty()) {
+      Diags.error(DirLoc, "expected a directive after '#pragma " + P.Namespace + "'");
+    } else if (!P.Dir) {
+      if (isOtherOpenMPDirective(DirName))
+        Diags.error(DirLoc, "OpenMP directive " + directiveLine(P.Namespace, DirName) +
+                                " is not supported by nanort (supported: task, taskwait, "
+                                "target, critical, atomic)");
+      else
+        Diags.error(DirLoc, "unknown directive " + directiveLine(P.Namespace, DirName));
+    } else {
+      parsePragma(P, T, Eod, Diags);
+    }
+    Out.push_back(std::move(P));
+  }
+
+private:
+  std::vector<Pragma> &Out;
+  DiagSink &Diags;
+  std::set<std::pair<std::string, unsigned>> Seen;
+};
+
+struct AnalysisResult {
+  std::vector<StoredDiag> Diags;
+  bool ClangErrors = false;
+  bool Lowered = false;
+  std::string Text;
+  std::map<std::string, std::string> Headers; // rewritten included files, by name
+};
+
+// Takes the "omp" namespace from the Parser (which registers its own handler after the
+// plugins' ones) and adds "oss".
+void installHandler(Preprocessor &PP, PragmaHandler *Omp, PragmaHandler *Oss) {
+  EmptyPragmaHandler Probe("omp");
+  PP.RemovePragmaHandler(&Probe);
+  PP.AddPragmaHandler(Omp);
+  PP.AddPragmaHandler(Oss);
+}
+
+class AnalysisConsumer : public SemaConsumer {
+public:
+  AnalysisConsumer(AnalysisResult &R, bool KernelKeywords)
+      : R(R), KernelKeywords(KernelKeywords) {}
+
+  void InitializeSema(Sema &S) override {
+    Preprocessor &PP = S.getPreprocessor();
+    Diags = std::make_unique<DiagSink>(PP.getSourceManager());
+    installHandler(PP, new RecordingHandler("omp", Pragmas, *Diags),
+                   new RecordingHandler("oss", Pragmas, *Diags));
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (!Diags)
+      return;
+    if (Ctx.getDiagnostics().hasErrorOccurred()) {
+      // The real compile reports the program's own errors; lowering an incomplete AST
+      // would only add noise.
+      R.ClangErrors = true;
+    } else {
+      R.Lowered = lowerMainFile(Ctx, Pragmas, *Diags, KernelKeywords, R.Text, R.Headers);
+    }
+    R.Diags = Diags->diags();
+  }
+
+private:
+  AnalysisResult &R;
+  bool KernelKeywords;
+  std::vector<Pragma> Pragmas;
+  std::unique_ptr<DiagSink> Diags;
+};
+
+class AnalysisAction : public ASTFrontendAction {
+public:
+  AnalysisAction(AnalysisResult &R, bool KernelKeywords) : R(R), KernelKeywords(KernelKeywords) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
+    return std::make_unique<AnalysisConsumer>(R, KernelKeywords);
+  }
+
+private:
+  AnalysisResult &R;
+  bool KernelKeywords;
+};
+
+// In the real compile: every pragma of the files the plugin lowered is gone, so a pragma seen
+// here was missed (a safety net: an error, never a dropped task). After an error the original
+// text is compiled, and its pragmas are dropped quietly (they were reported already).
+class GuardHandler : public PragmaHandler {
+public:
+  GuardHandler(StringRef NS, bool Strict) : PragmaHandler(NS), Strict(Strict) {}
+  void HandlePragma(Preprocessor &PP, PragmaIntroducer Intro, Token &First) override {
+    Token Tok;
+    PP.LexUnexpandedToken(Tok);
+    std::string Dir =
+        Tok.getIdentifierInfo() ? Tok.getIdentifierInfo()->getName().str() : std::string();
+    while (Tok.isNot(tok::eod) && Tok.isNot(tok::eof))
+      PP.LexUnexpandedToken(Tok);
+    SourceManager &SM = PP.getSourceManager();
+    if (!Strict || SM.isInSystemHeader(Intro.Loc))
+      return;
+    DiagnosticsEngine &D = PP.getDiagnostics();
+    unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error,
+                                    "%0 was not lowered by the nanort plugin");
+    D.Report(Intro.Loc, ID) << directiveLine(getName().str(), Dir);
+  }
+
+private:
+  bool Strict;
+};
+
+class GuardConsumer : public SemaConsumer {
+public:
+  explicit GuardConsumer(bool Strict) : Strict(Strict) {}
+  void InitializeSema(Sema &S) override {
+    installHandler(S.getPreprocessor(), new GuardHandler("omp", Strict),
+                   new GuardHandler("oss", Strict));
+  }
+
+private:
+  bool Strict;
+};
+
+// Sets Found at an 'omp' or 'oss' pragma outside system headers.
+class ScanHandler : public PragmaHandler {
+public:
+  ScanHandler(StringRef NS, bool &Found) : PragmaHandler(NS), Found(Found) {}
+  void HandlePragma(Preprocessor &PP, PragmaIntroducer Intro, Token &) override {
+    if (!PP.getSourceManager().isInSystemHeader(Intro.Loc))
+      Found = true;
+    PP.DiscardUntilEndOfDirective();
+  }
+
+private:
+  bool &Found;
+};
+
+// Preprocesses the file only: cheaper than the parse, for files whose own text has no
+// pragma but whose headers may.
+class ScanAction : public PreprocessorFrontendAction {
+public:
+  explicit ScanAction(bool &Found) : Found(Found) {}
+
+protected:
+  void ExecuteAction() override {
+    Preprocessor &PP = getCompilerInstance().getPreprocessor();
+    PP.AddPragmaHandler(new ScanHandler("omp", Found));
+    PP.AddPragmaHandler(new ScanHandler("oss", Found));
+    PP.EnterMainSourceFile();
+    Token Tok;
+    do
+      PP.Lex(Tok);
+    while (Tok.isNot(tok::eof) && !Found);
+  }
+
+private:
+  bool &Found;
+};
+
+// Whether the text may hold a '#pragma omp|oss' or a _Pragma.
+bool mayHavePragmas(StringRef Text) {
+  if (Text.contains("_Pragma") || Text.contains("__pragma"))
+    return true;
+  for (size_t I = Text.find("pragma"); I != StringRef::npos; I = Text.find("pragma", I + 1)) {
+    size_t J = I + 6;
+    while (J < Text.size() && (Text[J] == ' ' || Text[J] == '\t'))
+      ++J;
+    StringRef Rest = Text.substr(J);
+    if (Rest.starts_with("omp") || Rest.starts_with("oss"))
+      return true;
+  }
+  return false;
+}
+
+bool usesKernelKeywords(StringRef Text) {
+  for (const char *const *K = KernelKeywords; *K; ++K)
+    if (Text.contains(*K))
+      return true;
+  return false;
+}
+
+class NanortAction : public PluginASTAction {
+public:
+  bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
+    for (const std::string &A : Args) {
+      StringRef S(A);
+      if (S.consume_front("emit=") && !S.empty()) {
+        EmitPath = S.str();
+        continue;
+      }
+      if (S.consume_front("emit-dir=") && !S.empty()) {
+        EmitDir = S.str();
+        continue;
+      }
+      if (S == "lower-only") { // for other host compilers: no second look at the text
+        LowerOnly = true;
+        continue;
+      }
+      DiagnosticsEngine &D = CI.getDiagnostics();
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "nanort plugin: unknown argument '%0' (accepted: emit=<file>, "
+                                 "emit-dir=<directory>, lower-only)"))
+          << A;
+      return false;
+    }
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    if (InAnalysis)
+      return std::make_unique<ASTConsumer>();
+    const LangOptions &LO = CI.getLangOpts();
+    if (LO.OpenCL || LO.CUDA || LO.ObjC || LO.HLSL)
+      return std::make_unique<ASTConsumer>();
+    SourceManager &SM = CI.getSourceManager();
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    FileID Main = SM.getMainFileID();
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main);
+    if (!FE) {
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "nanort plugin: the input must be a file"));
+      return std::make_unique<ASTConsumer>();
+    }
+    StringRef Text = SM.getBufferData(Main);
+    bool Kernel = usesKernelKeywords(Text);
+    Preprocessor &PP = CI.getPreprocessor();
+    if (Kernel)
+      PP.setPredefines(PP.getPredefines() + "\n" + kernelKeywordDefines());
+
+    std::string Lowered;
+    bool OK = true, Replace = false;
+    if (mayHavePragmas(Text) || headersHavePragmas(CI)) {
+      AnalysisResult R = analyse(CI, Kernel);
+      unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+      for (const StoredDiag &SD : R.Diags) {
+        FileID F;
+        if (SD.File == FE->getName())
+          F = Main;
+        else if (OptionalFileEntryRef H = CI.getFileManager().getOptionalFileRef(SD.File))
+          F = SM.getOrCreateFileID(*H, SrcMgr::C_User);
+        SourceLocation L;
+        if (F.isValid())
+          L = SM.getLocForStartOfFile(F).getLocWithOffset(SD.Offset);
+        D.Report(L, ID) << SD.Message;
+      }
+      OK = R.Lowered && !R.ClangErrors && R.Diags.empty();
+      if (OK) {
+        Lowered = std::move(R.Text);
+        Replace = true;
+        // Included files whose pragmas were lowered: the real compile reads them rewritten.
+        for (auto &H : R.Headers)
+          if (OptionalFileEntryRef HF = CI.getFileManager().getOptionalFileRef(H.first))
+            SM.overrideFileContents(*HF, llvm::MemoryBuffer::getMemBufferCopy(H.second, H.first));
+      }
+    } else {
+      Lowered = (Kernel ? kernelKeywordDefines() : std::string()) + "#line 1 \"" +
+                escapeStringLiteral(FE->getName()) + "\"\n" + Text.str();
+    }
+
+    if (Replace) {
+      SM.overrideFileContents(*FE, llvm::MemoryBuffer::getMemBufferCopy(Lowered, FE->getName()));
+      SM.setMainFileID(SM.createFileID(*FE, SourceLocation(), SrcMgr::C_User));
+    }
+    // emit-dir: <dir>/<stem>.nanort<ext>, so that several sources of one command do not
+    // overwrite each other.
+    std::string Path = EmitPath;
+    if (Path.empty() && !EmitDir.empty())
+      Path = EmitDir + "/" + llvm::sys::path::stem(FE->getName()).str() + ".nanort" +
+             llvm::sys::path::extension(FE->getName()).str();
+    if (OK && !Path.empty()) {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Path, EC);
+      if (EC)
+        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                   "nanort plugin: cannot write '%0': %1"))
+            << Path << EC.message();
+      else
+        OS << Lowered;
+    }
+    if (OK && LowerOnly) {
+      // The lowered text goes to another compiler, which reports its errors; the real
+      // compile here gets an empty file.
+      SM.overrideFileContents(*FE, llvm::MemoryBuffer::getMemBufferCopy("\n", FE->getName()));
+      SM.setMainFileID(SM.createFileID(*FE, SourceLocation(), SrcMgr::C_User));
+    }
+    return std::make_unique<GuardConsumer>(OK);
+  }
+
+private:
+  std::string EmitPath, EmitDir;
+  bool LowerOnly = false;
+
+  // A private invocation like the real one, without outputs and without warnings.
+  static std::shared_ptr<CompilerInvocation> privateInvocation(CompilerInstance &CI,
+                                                               frontend::ActionKind Kind) {
+    auto Inv = std::make_shared<CompilerInvocation>(CI.getInvocation());
+    FrontendOptions &FO = Inv->getFrontendOpts();
+    FO.ProgramAction = Kind;
+    FO.OutputFile.clear();
+    FO.TimeTracePath.clear();
+    Inv->getDependencyOutputOpts() = DependencyOutputOptions();
+    DiagnosticOptions &DO = Inv->getDiagnosticOpts();
+    DO.VerifyDiagnostics = false;
+    DO.IgnoreWarnings = true;
+    DO.DiagnosticSerializationFile.clear();
+    return Inv;
+  }
+
+  static bool headersHavePragmas(CompilerInstance &CI) {
+    CompilerInstance A;
+    A.setInvocation(privateInvocation(CI, frontend::RunPreprocessorOnly));
+    A.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
+    bool Found = false;
+    ScanAction Act(Found);
+    InAnalysis = true;
+    A.ExecuteAction(Act);
+    InAnalysis = false;
+    return Found;
+  }
+
+  static AnalysisResult analyse(CompilerInstance &CI, bool Kernel) {
+    AnalysisResult R;
+    auto Inv = privateInvocation(CI, frontend::ParseSyntaxOnly);
+    if (Kernel)
+      for (const char *const *K = KernelKeywords; *K; ++K)
+        Inv->getPreprocessorOpts().addMacroDef(std::string(*K) + "=");
+    CompilerInstance A;
+    A.setInvocation(Inv);
+    A.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
+    AnalysisAction Act(R, Kernel);
+    InAnalysis = true;
+    A.ExecuteAction(Act);
+    InAnalysis = false;
+    return R;
+  }
+};
+
+} // namespace
+} // namespace nanort
+
+static clang::FrontendPluginRegistry::Add<nanort::NanortAction>
+    X("nanort", "lowers OmpSs task pragmas to nanort runtime calls");

@@ -1,0 +1,25 @@
+// More C++ errors.
+struct Counter {
+  int v;
+  Counter &operator+=(int d) { v += d; return *this; }
+};
+struct NotTrivial {
+  NotTrivial() = default;
+  NotTrivial(const NotTrivial &o) : v(o.v) {}
+  int v = 0;
+};
+
+// expected-error@+1 {{operators and conversion functions cannot be tasks}}
+#pragma omp task
+void operator-(Counter a) { (void)a; }
+
+void f() {
+  NotTrivial arr[2];
+  // expected-error@+1 {{firstprivate array 'arr' must be trivially copyable}}
+  #pragma omp task
+  (void)arr[0].v;
+  Counter c{0};
+  // expected-error@+1 {{'#pragma omp atomic' applies to 'x op= expr;', 'x++;', '++x;', 'x--;' or '--x;'}}
+  #pragma omp atomic
+  c += 1;
+}

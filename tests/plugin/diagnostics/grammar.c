@@ -1,0 +1,127 @@
+// Errors found while reading a pragma: each at the offending token.
+// RUN: clang-19 -fsyntax-only -fplugin=nanort-plugin.so -Xclang -verify grammar.c
+
+// expected-error@+1 {{unknown clause 'inn' on '#pragma omp task'}}
+#pragma omp task inn(x)
+void f1(int *x) { *x = 1; }
+
+// expected-error@+1 {{clause 'on' is not allowed on '#pragma omp task'}}
+#pragma omp task on(x)
+void f2(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected ')' to close 'in('}}
+#pragma omp task in([n]x
+void f3(int n, int *x) { x[0] = n; }
+
+// expected-error@+1 {{clause 'priority' has an empty argument}}
+#pragma omp task priority()
+void f4(void) {}
+
+// expected-error@+1 {{clause 'noflush' takes no argument}}
+#pragma omp taskwait noflush(1)
+
+// expected-error@+1 {{clause 'in' needs an argument: in(...)}}
+#pragma omp task in
+void f5(void) {}
+
+// expected-error@+1 {{clause 'priority' appears twice}}
+#pragma omp task priority(1) priority(2)
+void f6(void) {}
+
+// expected-error@+1 {{expected 'in:', 'out:', 'inout:', 'inoutset:' or 'mutexinoutset:' at the start of 'depend'}}
+#pragma omp task depend(read: x)
+void f7(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected one of shared,firstprivate,none in 'default'}}
+#pragma omp task default(private)
+void f8(void) {}
+
+// expected-error@+1 {{unknown directive '#pragma omp tasks'}}
+#pragma omp tasks
+
+// expected-error@+1 {{OpenMP directive '#pragma omp parallel' is not supported by nanort}}
+#pragma omp parallel for
+
+// expected-error@+1 {{OpenMP directive '#pragma oss taskloop' is not supported by nanort}}
+#pragma oss taskloop
+
+// expected-error@+1 {{expected a directive after '#pragma omp'}}
+#pragma omp
+
+// expected-error@+1 {{expected '(name)' after '#pragma omp critical'}}
+#pragma omp critical(1)
+
+// expected-error@+1 {{expected one of smp,opencl,cuda in 'device'}}
+#pragma omp target device(fpga)
+#pragma omp task
+void f9(void);
+
+// expected-error@+1 {{clause 'file' is not supported yet: give the .cl file to nanocc instead}}
+#pragma omp target device(opencl) file(k.cl)
+#pragma omp task
+void f10(void);
+
+// expected-error@+1 {{clause 'implements' is not supported yet}}
+#pragma omp target device(smp) implements(f1)
+#pragma omp task
+void f11(void);
+
+// expected-error@+1 {{expected a length after ';' in array section}}
+#pragma omp task in(x[0;])
+void f12(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected an upper bound after ':' in array section}}
+#pragma omp task in(x[1:])
+void f13(int *x) { *x = 1; }
+
+// expected-error@+1 {{a subscript after an array section is not supported}}
+#pragma omp task in(x[0;2][1])
+void f14(int (*x)[4]) { x[0][0] = 1; }
+
+// expected-error@+1 {{array sections of more than 2 dimensions are not supported yet}}
+#pragma omp task in(x[0;1][0;1][0;1])
+void f15(int (*x)[2][2]) { x[0][0][0] = 1; }
+
+// expected-error@+1 {{an array section of a shaped expression is not supported yet}}
+#pragma omp task in([4]x[0;2])
+void f16(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected a clause name, found '('}}
+#pragma omp task (x)
+void f17(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected an expression in the list}}
+#pragma omp task in(x, , x)
+void f18(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected a variable name in 'shared'}}
+#pragma omp task shared(a + 1)
+void f19(int a) { (void)a; }
+
+// expected-error@+1 {{expected a name or a string literal in 'label'}}
+#pragma omp task label(1 + 2)
+void f20(void) {}
+
+// expected-error@+1 {{expected a size inside '[]' of a shape}}
+#pragma omp task in([]x)
+void f21(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected an expression after the shape}}
+#pragma omp task in([4])
+void f22(int *x) { *x = 1; }
+
+// expected-error@+1 {{clause 'default' takes one word}}
+#pragma omp task default(shared, none)
+void f23(void) {}
+
+// expected-error@+1 {{expected a list after ':' in 'depend'}}
+#pragma omp task depend(in:)
+void f24(int *x) { *x = 1; }
+
+// expected-error@+1 {{unexpected ';' in dependence (sections are written x[a;n])}}
+#pragma omp task in(x; 2)
+void f25(int *x) { *x = 1; }
+
+// expected-error@+1 {{expected an expression after the shape}}
+#pragma omp task in([0;2])
+void f26(int *x) { *x = 1; }

@@ -1,0 +1,43 @@
+// Errors about the captures of inline tasks in C.
+#define USE_Y (y += 1)
+
+void f(int n) {
+  int x = 0, y = 0;
+  int vla[n];
+  struct local { int a; } l = {1};
+  const int c = 2;
+  #pragma omp task inout(x)
+  {
+    // expected-error@+1 {{tasks and 'taskwait on' nested inside an inline task are not supported yet in C}}
+    #pragma omp task inout(x)
+    x++;
+  }
+  // expected-error@+1 {{variable 'x' must be listed in a data-sharing clause (default(none))}}
+  #pragma omp task default(none)
+  x++;
+  // expected-error@+1 {{variable 'vla' has a variably modified type}}
+  #pragma omp task
+  vla[0] = 1;
+  // expected-error@+1 {{variable 'l' has a type declared inside the function}}
+  #pragma omp task
+  l.a = 2;
+  // expected-error@+1 {{private variable 'c' cannot be a reference or const}}
+  #pragma omp task private(c)
+  (void)c;
+  #pragma omp task shared(y)
+  USE_Y; // expected-error {{variable 'y' is used through a macro body inside a C inline task}}
+}
+
+int g(int *x) {
+  #pragma omp task shared(x)
+  {
+    if (*x) return 1; // expected-error {{'return' cannot leave a task}}
+    *x = 1;
+  }
+  #pragma omp critical
+  {
+    if (*x) goto out; // expected-error {{'goto' cannot leave a critical region}}
+  }
+out:
+  return 0;
+}

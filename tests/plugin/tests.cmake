@@ -1,0 +1,116 @@
+# Tests of the pragma plugin (included from tests/CMakeLists.txt when the plugin is built).
+#
+#   plugin.verify.<file>        each diagnostic, with clang's -verify (expected-error comments)
+#   plugin.columns.*            exact line:column of errors, from the plugin and from clause
+#                               expressions compiled by clang or by gcc through lowered source
+#   plugin.golden.<file>        the lowered source of golden/<file>, compared with <file>.expected
+#   plugin.run.<program>.clang  annotated programs compiled by clang 19 with the plugin in-process
+#   plugin.run.<program>.gcc    the same programs lowered to source and compiled by the
+#                               project's C/C++ compiler (the only variant in sanitizer builds,
+#                               where the programs are built with the sanitizers too)
+#
+# The programs check their own results, print FAILED and exit non-zero when one is wrong.
+set(plugin_dir ${CMAKE_CURRENT_SOURCE_DIR}/plugin)
+set(plugin_bin ${CMAKE_CURRENT_BINARY_DIR}/plugin)
+set(plugin_so $<TARGET_FILE:nanort_plugin>)
+set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
+
+# Diagnostics, with -verify.
+foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp)
+  if(file MATCHES "\\.c$")
+    set(compiler ${NANORT_CLANG_C})
+  else()
+    set(compiler ${NANORT_CLANG_CXX})
+  endif()
+  add_test(NAME plugin.verify.${file}
+           COMMAND ${compiler} -fsyntax-only -ferror-limit=0 -fplugin=${plugin_so}
+                   -Xclang -verify -I${PROJECT_SOURCE_DIR}/include ${file}
+           WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+  set_tests_properties(plugin.verify.${file} PROPERTIES LABELS plugin TIMEOUT 60)
+endforeach()
+
+# Columns: the plugin's own errors, then errors inside clause expressions (clang in-process,
+# and gcc through the lowered source).
+add_test(NAME plugin.columns.pragma
+         COMMAND ${plugin_dir}/check_output.sh
+                 "columns.c:3:27: error: unknown clause 'outt' on '#pragma omp task'" --
+                 ${NANORT_CLANG_C} -fsyntax-only -fplugin=${plugin_so} columns.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+add_test(NAME plugin.columns.expression.clang
+         COMMAND ${plugin_dir}/check_output.sh
+                 "expression_errors.c:2:22: error: use of undeclared identifier 'count'"
+                 "expression_errors.c:7:38: error: use of undeclared identifier 'undeclared_priority'"
+                 -- ${plugin_wrappers}/nanocc -fsyntax-only expression_errors.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+# A plugin argument it does not know.
+add_test(NAME plugin.arguments.unknown
+         COMMAND ${plugin_dir}/check_output.sh "nanort plugin: unknown argument 'bogus'" --
+                 ${NANORT_CLANG_C} -fsyntax-only -fplugin=${plugin_so} -fplugin-arg-nanort-bogus
+                 columns.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+set(column_tests plugin.columns.pragma plugin.columns.expression.clang plugin.arguments.unknown)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU") # the expected text is gcc's
+  add_test(NAME plugin.columns.expression.gcc
+           COMMAND ${plugin_dir}/check_output.sh
+                   "expression_errors.c:2:22: error: 'count' undeclared"
+                   "expression_errors.c:7:38: error: 'undeclared_priority' undeclared"
+                   -- ${plugin_wrappers}/nanocc -fsyntax-only expression_errors.c
+           WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+  set_tests_properties(plugin.columns.expression.gcc PROPERTIES
+                       ENVIRONMENT "NANORT_CC=${CMAKE_C_COMPILER};LC_ALL=C")
+  list(APPEND column_tests plugin.columns.expression.gcc)
+endif()
+set_tests_properties(${column_tests} PROPERTIES LABELS plugin TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "all expected diagnostics seen")
+
+# Programs: name, wrapper, environment, sources and flags.
+set(plugin_opencl_env "NANORT_OPENCL_CACHE=${plugin_bin}/opencl-program-cache")
+function(nanort_plugin_program name wrapper env)
+  set(variants gcc)
+  if(NOT NANORT_SANITIZE)
+    list(APPEND variants clang)
+  endif()
+  foreach(variant ${variants})
+    set(test plugin.run.${name}.${variant})
+    set(flags -I${plugin_dir}/programs)
+    set(environment ${env})
+    if(variant STREQUAL "gcc")
+      list(APPEND environment "NANORT_CC=${CMAKE_C_COMPILER}" "NANORT_CXX=${CMAKE_CXX_COMPILER}")
+      if(NANORT_SANITIZE)
+        list(APPEND flags -fsanitize=${NANORT_SANITIZE} -fno-omit-frame-pointer
+                          -fno-sanitize-recover=all)
+      endif()
+    endif()
+    add_test(NAME ${test}
+             COMMAND ${plugin_dir}/run_program.sh ${plugin_wrappers}/${wrapper}
+                     ${plugin_bin}/${variant}/${name} ${flags} ${ARGN})
+    set_tests_properties(${test} PROPERTIES
+      ENVIRONMENT "${environment}"
+      PASS_REGULAR_EXPRESSION "all results correct" FAIL_REGULAR_EXPRESSION "FAILED")
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endfunction()
+
+set(p ${plugin_dir}/programs)
+nanort_plugin_program(function_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/function_tasks.c)
+nanort_plugin_program(inline_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/inline_tasks.c)
+nanort_plugin_program(priority_c nanocc "NANORT_CPU_WORKERS=1" -Wall ${p}/priority.c)
+nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall ${p}/tasks.cpp)
+nanort_plugin_program(opencl_saxpy_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall ${p}/opencl_saxpy.c ${p}/saxpy.cl --opencl-build-opts=-DSCALE=2.0f)
+set_tests_properties(plugin.run.opencl_saxpy_c.gcc PROPERTIES LABELS "plugin;opencl")
+if(NOT NANORT_SANITIZE)
+  set_tests_properties(plugin.run.opencl_saxpy_c.clang PROPERTIES LABELS "plugin;opencl")
+endif()
+nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/two_files_main.c
+                      ${p}/two_files_task.c)
+
+# Golden test of the lowered source (tests/plugin/golden/*.expected).
+add_test(NAME plugin.golden.lowering.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include lowering.c lowering.c.expected
+                 ${plugin_bin}/golden/lowering.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
+set_tests_properties(plugin.golden.lowering.c PROPERTIES LABELS plugin TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "lowered source as expected")
