@@ -878,6 +878,7 @@ int main(int argc, char **argv) {
                 selector.c_str());
   setenv("NANORT_OPENCL_DEVICES", selector.c_str(), 1);
   setenv("NANORT_CPU_WORKERS", "1", 0);
+  setenv("NANORT_CUDA_DEVICES", "none", 0);  // the runtime's OpenCL path alone
 
   std::printf("opencl_bench: device %zu: %s (%s, %s, %s)\n", index, device.name.c_str(),
               device.type.c_str(), device.platform_name.c_str(), device.version.c_str());

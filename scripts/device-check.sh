@@ -8,7 +8,7 @@
 # and CMake's GoogleTestAddTests.cmake. CTEST_JOBS: tests run at once (default 4).
 # Logs go to OUT_DIR: ctest output, nanort-info, the OpenCL benchmark.
 set -uo pipefail
-build=$(realpath "$1"); libs=$(realpath "$2"); out=$3; labels=${4:-unit|opencl}
+build=$(realpath "$1"); libs=$(realpath "$2"); out=$3; labels=${4:-unit|opencl|cuda}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # ctest files name the source and build folders by their absolute paths on the build machine.

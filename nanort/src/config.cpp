@@ -34,6 +34,9 @@ const std::vector<EnvVar> &environment_table() {
        "all, none, or a comma list of selectors, each an index (as "
        "nanort-info lists them) or conditions joined by '+': platform:TEXT, vendor:TEXT, "
        "name:TEXT, type:gpu|cpu|accelerator (e.g. type:gpu, 0,2, platform:portable+type:cpu)"},
+      {"NANORT_CUDA_DEVICES", "all",
+       "NVIDIA GPUs to run CUDA kernels on: all, none, or a comma list of device numbers (as "
+       "nanort-info lists them)"},
       {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",
        "folder of the on-disk cache of OpenCL program binaries (private to the user); off: no "
        "cache"},
@@ -160,6 +163,7 @@ Config read_config(std::vector<std::string> &warnings) {
         static_cast<std::size_t>(parse_integer("NANORT_TASKS_IN_FLIGHT", v, 2, 1L << 30));
 
   if (const char *v = std::getenv("NANORT_OPENCL_DEVICES")) config.opencl_devices = v;
+  if (const char *v = std::getenv("NANORT_CUDA_DEVICES")) config.cuda_devices = v;
   if (const char *v = std::getenv("NANORT_DEVICE_IN_FLIGHT"))
     config.device_in_flight = static_cast<int>(parse_integer("NANORT_DEVICE_IN_FLIGHT", v, 1, 64));
   if (const char *v = std::getenv("NANORT_DEVICE_MEMORY"); v && *v)

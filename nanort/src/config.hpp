@@ -43,6 +43,7 @@ struct Config {
   std::size_t ready_per_worker = 64;  // past this many queued per worker, creators run tasks
   std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp
+  std::string cuda_devices = "all";     // selection, see cuda_device.hpp
   int device_in_flight = 8;            // tasks staged or running per device
   std::vector<MemoryLimit> device_memory;  // later entries win
   int staging_threads = 0;                 // 0: auto (the logical CPUs, 2 to 16)

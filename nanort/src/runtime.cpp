@@ -13,6 +13,9 @@
 #include "cpu/cpu_worker_pool.hpp"
 #include "device/accelerator.hpp"
 #include "device/device_manager.hpp"
+#if NANORT_HAVE_CUDA
+#include "cuda/cuda_device.hpp"
+#endif
 #include "observe/observer.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
@@ -250,8 +253,8 @@ bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
       task->impl = &impl;
       return true;
     }
-    if (impl.device == NANORT_DEVICE_OPENCL && impl.kernel_name && impl.module &&
-        device_counts_[NANORT_DEVICE_OPENCL] > 0) {
+    if ((impl.device == NANORT_DEVICE_OPENCL || impl.device == NANORT_DEVICE_CUDA) &&
+        impl.kernel_name && impl.module && device_counts_[impl.device] > 0) {
       task->impl = &impl;
       return true;
     }
@@ -556,6 +559,33 @@ int Runtime::device_count(nanort_device_kind kind) const {
 
 void Runtime::open_devices(std::vector<std::string> &warnings) {
   for (auto &queue : device_queues_) queue = make_scheduler(config_.scheduler);
+#if NANORT_HAVE_CUDA
+  if (config_.cuda_devices != "none") {
+    std::vector<cuda::DeviceInfo> found;
+    try {
+      found = cuda::list_devices();
+    } catch (const std::exception &e) {
+      warnings.push_back(std::string("CUDA devices cannot be listed (") + e.what() +
+                         "); no CUDA device is used");
+    }
+    std::vector<std::size_t> chosen;
+    try {
+      chosen = cuda::select_devices(found, config_.cuda_devices);
+    } catch (const std::invalid_argument &e) {
+      throw ConfigError("NANORT_CUDA_DEVICES='" + config_.cuda_devices + "': " + e.what());
+    }
+    try {
+      for (auto &device : cuda::open_devices(found, chosen))
+        accelerators_.push_back(std::move(device));
+    } catch (const std::exception &e) {
+      warnings.push_back(std::string("CUDA devices cannot be opened (") + e.what() +
+                         "); no CUDA device is used");
+    }
+  }
+#else
+  if (config_.cuda_devices != "all" && config_.cuda_devices != "none")
+    warnings.push_back("NANORT_CUDA_DEVICES is set but this build has no CUDA backend");
+#endif
   if (config_.opencl_devices != "none") {
     std::vector<opencl::DeviceInfo> found;
     try {
@@ -582,7 +612,9 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
       } catch (const std::exception &e) {
         warnings.push_back(std::string("OpenCL devices cannot be opened (") + e.what() +
                            "); no OpenCL device is used");
-        accelerators_.clear();
+        std::erase_if(accelerators_, [](const std::unique_ptr<Accelerator> &accelerator) {
+          return accelerator->kind() == NANORT_DEVICE_OPENCL;
+        });
       }
     }
   }

@@ -10,6 +10,7 @@
 
 #include "config.hpp"
 #include "device/accelerator.hpp"
+#include "cuda/cuda_device.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
 #include "runtime.hpp"
@@ -52,8 +53,11 @@ int main(int argc, char **argv) {
     std::printf("  %-16s %s\n", info.name, info.description);
   std::printf("\nDevices the runtime runs tasks on:\n");
   std::printf("  smp     %d worker(s)\n", nanort_device_count(NANORT_DEVICE_SMP));
-  std::printf("  cuda    %d (this build has no CUDA backend yet)\n",
-              nanort_device_count(NANORT_DEVICE_CUDA));
+#if NANORT_HAVE_CUDA
+  std::printf("  cuda    %d\n", nanort_device_count(NANORT_DEVICE_CUDA));
+#else
+  std::printf("  cuda    0 (this build has no CUDA backend: cuda.h was not found)\n");
+#endif
   std::printf("  opencl  %d\n", nanort_device_count(NANORT_DEVICE_OPENCL));
   const auto &accelerators = runtime.accelerators();
   for (std::size_t i = 0; i < accelerators.size(); ++i)
@@ -62,6 +66,21 @@ int main(int argc, char **argv) {
                 static_cast<double>(runtime.directory()->capacity(
                     static_cast<nanort::dc::SpaceId>(i + 1))) / (1 << 20));
 
+#if NANORT_HAVE_CUDA
+  std::printf("\nCUDA devices found (NANORT_CUDA_DEVICES=%s):\n",
+              runtime.config().cuda_devices.c_str());
+  try {
+    std::string why;
+    const auto gpus = rt::cuda::list_devices(&why);
+    if (gpus.empty()) std::printf("  none: %s\n", why.c_str());
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      std::printf("  %zu  %s, compute capability %d.%d, %d SMs, %.0f MiB, PCI %s\n", i,
+                  gpus[i].name.c_str(), gpus[i].major, gpus[i].minor, gpus[i].multiprocessors,
+                  static_cast<double>(gpus[i].memory) / (1 << 20), gpus[i].pci_bus_id.c_str());
+  } catch (const std::exception &e) {
+    std::printf("  cannot list them: %s\n", e.what());
+  }
+#endif
   std::printf("\nOpenCL devices found (NANORT_OPENCL_DEVICES=%s):\n",
               runtime.config().opencl_devices.c_str());
   try {

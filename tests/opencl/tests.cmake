@@ -9,10 +9,12 @@ nanort_add_gtest(opencl_program_cache LABEL opencl
   SOURCES opencl/program_cache_test.cpp
   LIBS nanort_static)
 
-# Every OpenCL test gets two CPU workers and a program cache of its own in the build tree
-# (nothing is written to ~/.cache). Each test sees its built programs from earlier tests.
+# Every OpenCL test gets two CPU workers, no CUDA device (on GPU machines the GPU is then
+# reached through OpenCL alone) and a program cache of its own in the build tree (nothing is
+# written to ~/.cache). Each test sees its built programs from earlier tests.
 set(NANORT_OPENCL_TEST_ENV
     "NANORT_CPU_WORKERS=2"
+    "NANORT_CUDA_DEVICES=none"  # OpenCL alone: device spaces and limits as the tests expect
     "NANORT_OPENCL_CACHE=${CMAKE_CURRENT_BINARY_DIR}/opencl-program-cache")
 
 # nanort_opencl_gtest(<target> [PREFIX <ctest prefix>] [NO_TARGET] SOURCES <files...>

@@ -6,12 +6,42 @@
 #include <nanort/dc/memory_space.hpp>
 #include <nanort/nanort.h>
 
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace nanort::rt {
 
 struct Task;
+
+// Where a kernel's pointer argument lands on the device: the allocation and the offset in it
+// of the host bytes 'pointer' names, from the task's data ('data', placed at
+// 'staging.placements'). A pointer to the start of an access takes that access; one inside an
+// access the first access that holds it. Throws, naming the argument ('which()' gives its
+// name), when no access of the task covers the pointer.
+template <class Which>
+dc::Placement device_place(const Which &which, const void *pointer,
+                           const std::vector<dc::DataAccess> &data,
+                           const dc::Directory::Staging &staging) {
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  std::size_t best = data.size();
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const dc::Region &region = data[i].region;
+    if (address == region.first()) {
+      best = i;
+      break;
+    }
+    if (best == data.size() && address > region.first() && address < region.last_end()) best = i;
+  }
+  if (best == data.size())
+    throw std::runtime_error(which() + " points to host memory that no data clause of the task "
+                                       "covers (add it to in/out/inout or copy_in/copy_out)");
+  dc::Placement place = staging.placements[best];
+  place.offset += address - data[best].region.first();
+  return place;
+}
 
 class Accelerator {
  public:
@@ -36,6 +66,10 @@ class Accelerator {
   // True when launches complete in the order they were made (one in-order queue): the
   // manager then polls only the oldest one.
   virtual bool completes_in_order() const { return false; }
+
+  // True for an error after which the device cannot run anything more (CUDA's sticky errors:
+  // an illegal address, a failed launch): the program stops with the task's name.
+  virtual bool is_fatal(const std::exception & /*error*/) const { return false; }
 };
 
 }  // namespace nanort::rt

@@ -1,6 +1,8 @@
 #include "device_manager.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "../observe/observer.hpp"
@@ -89,6 +91,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
     staged = true;
     running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
   } catch (const std::exception &e) {
+    if (accelerator_.is_fatal(e)) stop_program(task, e.what());
     if (staged) directory_.abandon(running.staging);
     fail(task, e.what(), running.start_ns);
     return Started::Failed;
@@ -102,6 +105,7 @@ void DeviceManager::complete(Running &running) {
   try {
     running.done->wait();  // done: this only reports a failure
   } catch (const std::exception &e) {
+    if (accelerator_.is_fatal(e)) stop_program(running.task, e.what());
     failure = e.what();
   }
   directory_.finish(running.data, running.staging);
@@ -110,6 +114,15 @@ void DeviceManager::complete(Running &running) {
     return;
   }
   runtime_.device_task_done(running.task, lane_, running.start_ns, false);
+}
+
+void DeviceManager::stop_program(Task *task, const std::string &what) {
+  std::fprintf(stderr,
+               "nanort: %s failed on %s: %s\n"
+               "nanort: the device cannot run anything after this error; the program stops\n",
+               task->describe().c_str(), accelerator_.name().c_str(), what.c_str());
+  std::fflush(stderr);
+  std::_Exit(EXIT_FAILURE);
 }
 
 void DeviceManager::fail(Task *task, const std::string &what, std::uint64_t start_ns) {

@@ -49,6 +49,7 @@ class DeviceManager {
   Started start(Task *task);
   void complete(Running &running);
   void fail(Task *task, const std::string &what, std::uint64_t start_ns);
+  [[noreturn]] void stop_program(Task *task, const std::string &what);
 
   Runtime &runtime_;
   Accelerator &accelerator_;

@@ -610,7 +610,11 @@ class OpenClDevice final : public Accelerator {
           throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
         void *pointer = nullptr;
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
-        cl_mem memory = pointer ? device_buffer(which, pointer, data, staging, views) : nullptr;
+        cl_mem memory = nullptr;
+        if (pointer) {
+          const dc::Placement place = device_place(which, pointer, data, staging);
+          memory = memory_->argument(place.buffer, place.offset, views);
+        }
         status = clSetKernelArg(kernel, i, sizeof memory, pointer ? &memory : nullptr);
       } else {
         throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
@@ -618,29 +622,6 @@ class OpenClDevice final : public Accelerator {
       if (status != CL_SUCCESS)
         throw OpenClError(status, "setting " + which() + " failed with " + error_name(status));
     }
-  }
-
-  // The device memory standing for a host pointer the task's data clauses cover.
-  template <class Which>
-  cl_mem device_buffer(const Which &which, void *pointer,
-                       const std::vector<dc::DataAccess> &data,
-                       const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
-    const auto address = reinterpret_cast<std::uintptr_t>(pointer);
-    std::size_t best = data.size();
-    for (std::size_t i = 0; i < data.size(); ++i) {
-      const dc::Region &region = data[i].region;
-      if (address == region.first()) {
-        best = i;
-        break;
-      }
-      if (best == data.size() && address > region.first() && address < region.last_end()) best = i;
-    }
-    if (best == data.size())
-      throw std::runtime_error(which() + " points to host memory that no data clause of the task "
-                                       "covers (add it to in/out/inout or copy_in/copy_out)");
-    const dc::Placement &place = staging.placements[best];
-    return memory_->argument(place.buffer, place.offset + (address - data[best].region.first()),
-                             views);
   }
 
   std::string name_;

@@ -1,0 +1,505 @@
+#include "cuda_device.hpp"
+
+#include <nanort/dc/memory_space.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "../task.hpp"
+#include "cuda_api.hpp"
+
+namespace nanort::rt::cuda {
+
+namespace {
+
+// Makes a context current on the calling thread: every thread that reaches the backend (the
+// device's manager, a thread flushing in taskwait) sets it before its calls.
+void make_current(const Driver &cu, CUcontext context) { NANORT_CU_CHECK(cuCtxSetCurrent(context)); }
+
+// An operation in flight: an event recorded after it on its stream.
+class EventCompletion final : public dc::Completion {
+ public:
+  EventCompletion(const Driver &cu, CUcontext context, CUevent event, std::string what)
+      : cu_(cu), context_(context), event_(event), what_(std::move(what)) {}
+  // A kernel's: its name has static storage, and the message is made only on failure.
+  EventCompletion(const Driver &cu, CUcontext context, CUevent event, const char *kernel_name)
+      : cu_(cu), context_(context), event_(event), kernel_name_(kernel_name) {}
+  ~EventCompletion() override {
+    cu_.cuCtxSetCurrent(context_);
+    cu_.cuEventDestroy(event_);
+  }
+
+  bool poll() override {
+    if (done_) return true;
+    const CUresult status = cu_.cuEventQuery(event_);
+    done_ = status != CUDA_ERROR_NOT_READY;  // done, or failed (wait() reports it)
+    return done_;
+  }
+  void wait() override {
+    const CUresult status = cu_.cuEventSynchronize(event_);
+    if (status != CUDA_SUCCESS)
+      throw CudaError(status, (kernel_name_ ? "kernel '" + std::string(kernel_name_) + "'" : what_) +
+                                  " failed with " + error_text(status));
+    done_ = true;
+  }
+  CUevent event() const { return event_; }
+  CUcontext context() const { return context_; }
+
+ private:
+  const Driver &cu_;
+  CUcontext context_;
+  CUevent event_;
+  std::string what_;
+  const char *kernel_name_ = nullptr;
+  bool done_ = false;
+};
+
+// Makes 'stream' wait for 'after': events of the driver are waited for on the device, other
+// completions (another backend's) on the host.
+void wait_for(const Driver &cu, CUstream stream, dc::Dependencies after) {
+  for (const dc::CompletionPtr &completion : after) {
+    if (completion->poll()) continue;
+    if (auto *event = dynamic_cast<EventCompletion *>(completion.get()))
+      NANORT_CU_CHECK(cuStreamWaitEvent(stream, event->event(), 0));
+    else
+      completion->wait();
+  }
+}
+
+CUevent record(const Driver &cu, CUstream stream) {
+  CUevent event = nullptr;
+  NANORT_CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  const CUresult status = cu.cuEventRecord(event, stream);
+  if (status != CUDA_SUCCESS) {
+    cu.cuEventDestroy(event);
+    throw_error(status, "cuEventRecord(event, stream)", __FILE__, __LINE__);
+  }
+  return event;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+
+class CudaMemory final : public dc::MemorySpace {
+ public:
+  CudaMemory(const Driver &cu, std::string name, const DeviceInfo &info, CUcontext context,
+             CUstream to_device, CUstream to_host)
+      : cu_(cu), name_(std::move(name)), info_(info), context_(context), to_device_(to_device),
+        to_host_(to_host) {}
+
+  std::string name() const override { return name_ + " (" + info_.name + ")"; }
+  std::size_t memory_size() const override { return info_.memory; }
+  bool wants_staging() const override { return true; }
+
+  dc::DeviceBuffer allocate(std::size_t bytes) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    CUdeviceptr pointer = 0;
+    const CUresult status = cu.cuMemAlloc(&pointer, bytes ? bytes : 1);
+    if (status == CUDA_ERROR_OUT_OF_MEMORY) return {};
+    if (status != CUDA_SUCCESS) throw_error(status, "cuMemAlloc(&pointer, bytes)", __FILE__, __LINE__);
+    return dc::DeviceBuffer{static_cast<std::uintptr_t>(pointer)};
+  }
+  void free(dc::DeviceBuffer buffer) override {
+    cu_.cuCtxSetCurrent(context_);
+    cu_.cuMemFree(static_cast<CUdeviceptr>(buffer.handle));
+  }
+
+  dc::CompletionPtr write(dc::DeviceBuffer target, std::size_t offset, const void *source,
+                          std::size_t bytes, dc::Dependencies after) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    wait_for(cu, to_device_, after);
+    NANORT_CU_CHECK(cuMemcpyHtoDAsync(target.handle + offset, source, bytes, to_device_));
+    return finished(to_device_, "copy to " + name_);
+  }
+  dc::CompletionPtr read(dc::DeviceBuffer source, std::size_t offset, void *target,
+                         std::size_t bytes, dc::Dependencies after) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    wait_for(cu, to_host_, after);
+    NANORT_CU_CHECK(cuMemcpyDtoHAsync(target, source.handle + offset, bytes, to_host_));
+    return finished(to_host_, "copy from " + name_);
+  }
+  dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
+                         dc::DeviceBuffer target, std::size_t target_offset, std::size_t bytes,
+                         dc::Dependencies after) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    wait_for(cu, to_device_, after);
+    NANORT_CU_CHECK(cuMemcpyDtoDAsync(target.handle + target_offset, source.handle + source_offset,
+                                      bytes, to_device_));
+    return finished(to_device_, "copy inside " + name_);
+  }
+
+  bool can_copy_from(const dc::MemorySpace &other) const override {
+    auto *peer = dynamic_cast<const CudaMemory *>(&other);
+    return peer && std::find(peers_.begin(), peers_.end(), peer->context_) != peers_.end();
+  }
+  dc::CompletionPtr copy_from(dc::MemorySpace &other, dc::DeviceBuffer source,
+                              std::size_t source_offset, dc::DeviceBuffer target,
+                              std::size_t target_offset, std::size_t bytes,
+                              dc::Dependencies after) override {
+    if (!can_copy_from(other))
+      return MemorySpace::copy_from(other, source, source_offset, target, target_offset, bytes,
+                                    after);
+    const Driver &cu = cu_;
+    auto &peer = static_cast<CudaMemory &>(other);
+    make_current(cu, context_);
+    wait_for(cu, to_device_, after);
+    NANORT_CU_CHECK(cuMemcpyPeerAsync(target.handle + target_offset, context_,
+                                      source.handle + source_offset, peer.context_, bytes,
+                                      to_device_));
+    return finished(to_device_, "copy from " + peer.name_ + " to " + name_);
+  }
+
+  dc::PinnedBuffer allocate_pinned(std::size_t bytes) override {
+    make_current(cu_, context_);
+    void *host = nullptr;
+    if (cu_.cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) return {};
+    return dc::PinnedBuffer{host, reinterpret_cast<std::uintptr_t>(host), bytes};
+  }
+  void free_pinned(dc::PinnedBuffer pinned) override {
+    cu_.cuCtxSetCurrent(context_);
+    cu_.cuStreamSynchronize(to_device_);
+    cu_.cuStreamSynchronize(to_host_);
+    cu_.cuMemFreeHost(pinned.host);
+  }
+
+  void add_peer(CUcontext peer) { peers_.push_back(peer); }
+  CUcontext context() const { return context_; }
+
+  dc::CompletionPtr finished(CUstream stream, std::string what) {
+    return std::make_shared<EventCompletion>(cu_, context_, record(cu_, stream), std::move(what));
+  }
+  dc::CompletionPtr kernel_finished(CUstream stream, const char *kernel_name) {
+    return std::make_shared<EventCompletion>(cu_, context_, record(cu_, stream), kernel_name);
+  }
+
+ private:
+  const Driver &cu_;
+  std::string name_;
+  const DeviceInfo &info_;
+  CUcontext context_;
+  CUstream to_device_, to_host_;
+  std::vector<CUcontext> peers_;  // contexts whose memory this one reads directly
+};
+
+// ---------------------------------------------------------------------------------------------
+// Device
+
+class CudaDevice final : public Accelerator {
+ public:
+  CudaDevice(const Driver &cu, std::string name, DeviceInfo info)
+      : cu_(cu), name_(std::move(name)), info_(std::move(info)) {
+    NANORT_CU_CHECK(cuDeviceGet(&device_, info_.ordinal));
+    NANORT_CU_CHECK(cuDevicePrimaryCtxRetain(&context_, device_));
+    make_current(cu, context_);
+    for (CUstream *stream : {&compute_, &to_device_, &to_host_})
+      NANORT_CU_CHECK(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING));
+    memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_);
+  }
+  ~CudaDevice() override {
+    cu_.cuCtxSetCurrent(context_);
+    for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamSynchronize(stream);
+    memory_.reset();
+    for (auto &[module, loaded] : modules_)
+      if (loaded.module) cu_.cuModuleUnload(loaded.module);
+    for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamDestroy(stream);
+    cu_.cuDevicePrimaryCtxRelease(device_);
+  }
+
+  nanort_device_kind kind() const override { return NANORT_DEVICE_CUDA; }
+  const std::string &name() const override { return name_; }
+  std::string description() const override {
+    return info_.name + " (compute capability " + std::to_string(info_.major) + "." +
+           std::to_string(info_.minor) + ", " + std::to_string(info_.multiprocessors) +
+           " SMs, PCI " + info_.pci_bus_id + ")";
+  }
+  dc::MemorySpace &memory() override { return *memory_; }
+  CudaMemory &cuda_memory() { return *memory_; }
+  bool completes_in_order() const override { return true; }  // one kernel stream
+  bool is_fatal(const std::exception &error) const override {
+    auto *cuda_error = dynamic_cast<const CudaError *>(&error);
+    return cuda_error && cuda_error->sticky();
+  }
+
+  dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
+                           const std::vector<dc::DataAccess> &data,
+                           const dc::Directory::Staging &staging) override {
+    const Driver &cu = cu_;
+    if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
+      throw std::runtime_error("the CUDA implementation names no kernel or no module");
+    make_current(cu, context_);
+    Kernel &kernel = find_kernel(*impl.module, impl.kernel_name);
+    if (task.ndrange_dims < 1 || task.ndrange_dims > 3)
+      throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' needs an ndrange");
+
+    // Parameters: values point into the argument block, buffers at device addresses here.
+    const std::uint32_t count = impl.num_kernel_args;
+    if (count > 0 && !parameter_size(kernel, count - 1))
+      throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' takes " +
+                               std::to_string(kernel.sizes.size()) +
+                               " parameter(s), the task passes " + std::to_string(count));
+    std::vector<void *> parameters(count);
+    std::vector<CUdeviceptr> addresses(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const nanort_kernel_arg &arg = impl.kernel_args[i];
+      auto which = [&] {
+        return "parameter " + std::to_string(i) + " of kernel '" + std::string(impl.kernel_name) + "'";
+      };
+      if (arg.kind == NANORT_ARG_LOCAL)
+        throw std::runtime_error(which() + " is local memory: CUDA kernels get dynamic shared "
+                                           "memory from shmem instead");
+      if (arg.offset + arg.size > task.args_size)
+        throw std::runtime_error(which() + " lies outside the task's argument block");
+      if (arg.size != parameter_size(kernel, i))
+        throw std::runtime_error(which() + " is " + std::to_string(kernel.sizes[i]) +
+                                 " bytes, the task passes " + std::to_string(arg.size));
+      if (arg.kind == NANORT_ARG_VALUE) {
+        parameters[i] = task.args + arg.offset;
+      } else if (arg.kind == NANORT_ARG_BUFFER) {
+        if (arg.size != sizeof(void *))
+          throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
+        void *pointer = nullptr;
+        std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
+        if (pointer) {
+          const dc::Placement place = device_place(which, pointer, data, staging);
+          addresses[i] = static_cast<CUdeviceptr>(place.buffer.handle + place.offset);
+        }
+        parameters[i] = &addresses[i];
+      } else {
+        throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
+      }
+    }
+
+    // Grid and block: the global size rounded up to whole blocks, as OmpSs does.
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    for (int d = 0; d < task.ndrange_dims; ++d) {
+      const std::size_t global = task.ndrange_global[d];
+      std::size_t local = task.ndrange_local[d];
+      if (local == 0) local = d == 0 ? std::min<std::size_t>(std::max<std::size_t>(global, 1), 128) : 1;
+      block[d] = static_cast<unsigned>(local);
+      grid[d] = static_cast<unsigned>((global + local - 1) / local);
+    }
+    wait_for(cu, compute_, staging.ready);
+    const CUresult status = cu.cuLaunchKernel(
+        kernel.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+        static_cast<unsigned>(task.shmem_bytes), compute_, parameters.data(), nullptr);
+    if (status != CUDA_SUCCESS)
+      throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
+                                  std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+                                  std::to_string(grid[2]) + ", block " + std::to_string(block[0]) +
+                                  "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]) +
+                                  ", " + std::to_string(task.shmem_bytes) +
+                                  " bytes of shared memory) failed with " + error_text(status));
+    return memory_->kernel_finished(compute_, impl.kernel_name);
+  }
+
+ private:
+  struct Loaded {
+    CUmodule module = nullptr;
+    std::string error;
+  };
+  struct Kernel {
+    CUfunction function = nullptr;
+    const char *name = nullptr;
+    std::vector<std::size_t> sizes;  // of the parameters asked about so far
+    bool all_known = false;          // 'sizes' holds every parameter
+  };
+
+  CUmodule module_for(const nanort_kernel_module &module) {
+    const Driver &cu = cu_;
+    Loaded &loaded = modules_[&module];
+    if (loaded.module) return loaded.module;
+    if (!loaded.error.empty()) throw std::runtime_error(loaded.error);
+    const std::string origin = module.origin ? module.origin : "the embedded CUDA module";
+    if (module.format != NANORT_MODULE_CUDA_FATBIN || !module.image) {
+      loaded.error = origin + " is not a CUDA fatbin (objects linked from nvcc -c are not "
+                              "loaded yet)";
+      throw std::runtime_error(loaded.error);
+    }
+    const CUresult status = cu.cuModuleLoadData(&loaded.module, module.image);
+    if (status != CUDA_SUCCESS) {
+      loaded.module = nullptr;
+      loaded.error = "loading " + origin + " on " + name_ + " (" + info_.name +
+                     ", compute capability " + std::to_string(info_.major) + "." +
+                     std::to_string(info_.minor) + ") failed with " + error_text(status) +
+                     (status == CUDA_ERROR_NO_BINARY_FOR_GPU
+                          ? ": build it for this GPU (nvcc -gencode) or with PTX"
+                          : "");
+      throw std::runtime_error(loaded.error);
+    }
+    return loaded.module;
+  }
+
+  // A kernel by its name, or by the C++ mangling of that name (a kernel compiled as C++ and
+  // declared from C): the one function whose mangled name starts with _Z<length><name>. The
+  // module's functions are listed rather than asked for by name, so that a C++ kernel costs no
+  // failing call (which tools such as compute-sanitizer report).
+  Kernel &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
+    const auto key = std::make_pair(&module, kernel_name);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+    const Driver &cu = cu_;
+    CUmodule loaded = module_for(module);
+    unsigned count = 0;
+    NANORT_CU_CHECK(cuModuleGetFunctionCount(&count, loaded));
+    std::vector<CUfunction> functions(count);
+    if (count) NANORT_CU_CHECK(cuModuleEnumerateFunctions(functions.data(), count, loaded));
+    const std::string prefix = "_Z" + std::to_string(std::strlen(kernel_name)) + kernel_name;
+    Kernel kernel;
+    kernel.name = kernel_name;
+    std::string listed;
+    int mangled_matches = 0;
+    for (CUfunction function : functions) {
+      const char *name = nullptr;
+      if (cu.cuFuncGetName(&name, function) != CUDA_SUCCESS || !name) continue;
+      listed += (listed.empty() ? "" : ", ") + std::string(name);
+      if (std::strcmp(name, kernel_name) == 0) {
+        kernel.function = function;
+        mangled_matches = 0;
+        break;
+      }
+      if (std::strncmp(name, prefix.c_str(), prefix.size()) == 0) {
+        kernel.function = function;
+        ++mangled_matches;
+      }
+    }
+    const std::string origin = module.origin ? module.origin : "the embedded CUDA module";
+    if (!kernel.function)
+      throw std::runtime_error("no kernel named '" + std::string(kernel_name) + "' in " + origin +
+                               " (its kernels: " + (listed.empty() ? "none" : listed) + ")");
+    if (mangled_matches > 1)
+      throw std::runtime_error("kernel name '" + std::string(kernel_name) + "' is overloaded in " +
+                               origin + " (" + listed + "): declare it extern \"C\"");
+    return kernels_.emplace(key, std::move(kernel)).first->second;
+  }
+
+  // Bytes of parameter 'index', or 0 when the kernel has fewer parameters. Asked of the
+  // driver once per parameter, and past the last one only when a task passes too many (the
+  // driver has no parameter count; asking past the end is an API error that tools report).
+  std::size_t parameter_size(Kernel &kernel, std::size_t index) {
+    while (kernel.sizes.size() <= index && !kernel.all_known) {
+      std::size_t offset = 0, size = 0;
+      if (cu_.cuFuncGetParamInfo(kernel.function, kernel.sizes.size(), &offset, &size) ==
+          CUDA_SUCCESS)
+        kernel.sizes.push_back(size);
+      else
+        kernel.all_known = true;
+    }
+    return index < kernel.sizes.size() ? kernel.sizes[index] : 0;
+  }
+
+  const Driver &cu_;
+  std::string name_;
+  DeviceInfo info_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
+  std::unique_ptr<CudaMemory> memory_;
+  // Manager thread only.
+  std::map<const nanort_kernel_module *, Loaded> modules_;
+  std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;
+};
+
+}  // namespace
+
+std::vector<DeviceInfo> list_devices(std::string *why) {
+  const Driver *driver_loaded = driver(why);
+  if (!driver_loaded) return {};
+  const Driver &cu = *driver_loaded;
+  int count = 0;
+  NANORT_CU_CHECK(cuDeviceGetCount(&count));
+  if (count == 0 && why) *why = "the NVIDIA driver shows no GPU";
+  std::vector<DeviceInfo> devices;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUdevice device = 0;
+    NANORT_CU_CHECK(cuDeviceGet(&device, ordinal));
+    DeviceInfo info;
+    info.ordinal = ordinal;
+    char text[256] = {};
+    NANORT_CU_CHECK(cuDeviceGetName(text, sizeof text - 1, device));
+    info.name = text;
+    std::memset(text, 0, sizeof text);
+    if (cu.cuDeviceGetPCIBusId(text, sizeof text - 1, device) == CUDA_SUCCESS) info.pci_bus_id = text;
+    std::transform(info.pci_bus_id.begin(), info.pci_bus_id.end(), info.pci_bus_id.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    NANORT_CU_CHECK(cuDeviceTotalMem(&info.memory, device));
+    cu.cuDeviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+    cu.cuDeviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    cu.cuDeviceGetAttribute(&info.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    devices.push_back(std::move(info));
+  }
+  return devices;
+}
+
+std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
+                                        const std::string &spec) {
+  std::vector<std::size_t> chosen;
+  if (spec == "none") return chosen;
+  if (spec.empty() || spec == "all" || spec == "auto") {
+    for (std::size_t i = 0; i < devices.size(); ++i) chosen.push_back(i);
+    return chosen;
+  }
+  std::size_t begin = 0;
+  while (begin <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', begin), spec.size());
+    const std::string item = spec.substr(begin, comma - begin);
+    begin = comma + 1;
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("'" + item + "' is not a device number (use all, none, or "
+                                  "numbers such as 0,1)");
+    const std::size_t index = std::stoul(item);
+    if (index >= devices.size()) {
+      if (devices.empty()) continue;  // no GPU here: the selection chooses nothing
+      throw std::invalid_argument("device " + item + " but " + std::to_string(devices.size()) +
+                                  " GPU(s) found");
+    }
+    if (std::find(chosen.begin(), chosen.end(), index) == chosen.end()) chosen.push_back(index);
+  }
+  return chosen;
+}
+
+std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
+                                                       const std::vector<std::size_t> &chosen) {
+  std::vector<std::unique_ptr<Accelerator>> opened;
+  const Driver *driver_loaded = driver();
+  if (!driver_loaded || chosen.empty()) return opened;
+  const Driver &cu = *driver_loaded;
+  std::vector<CudaDevice *> gpus;
+  for (std::size_t index : chosen) {
+    auto device = std::make_unique<CudaDevice>(cu, "cuda" + std::to_string(opened.size()),
+                                               devices[index]);
+    gpus.push_back(device.get());
+    opened.push_back(std::move(device));
+  }
+  // Peer access where the GPUs allow it, so that data moves between them directly.
+  for (CudaDevice *to : gpus)
+    for (CudaDevice *from : gpus) {
+      if (to == from) continue;
+      CUdevice a = 0, b = 0;
+      int can = 0;
+      const auto ordinal = [&](CudaDevice *gpu) {
+        return static_cast<int>(
+            devices[chosen[static_cast<std::size_t>(std::find(gpus.begin(), gpus.end(), gpu) -
+                                                    gpus.begin())]]
+                .ordinal);
+      };
+      NANORT_CU_CHECK(cuDeviceGet(&a, ordinal(to)));
+      NANORT_CU_CHECK(cuDeviceGet(&b, ordinal(from)));
+      if (cu.cuDeviceCanAccessPeer(&can, a, b) != CUDA_SUCCESS || !can) continue;
+      make_current(cu, to->cuda_memory().context());
+      const CUresult status = cu.cuCtxEnablePeerAccess(from->cuda_memory().context(), 0);
+      if (status == CUDA_SUCCESS || status == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        to->cuda_memory().add_peer(from->cuda_memory().context());
+    }
+  return opened;
+}
+
+}  // namespace nanort::rt::cuda

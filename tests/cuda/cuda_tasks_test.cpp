@@ -1,0 +1,342 @@
+// CUDA kernels as tasks through the C ABI: results, transfers counted by the directory,
+// kernel lookup (C++-mangled names too), dynamic shared memory, errors, eviction under a small
+// device memory limit, CUDA and OpenCL kernels on one array, two GPUs. Every case runs in a
+// process of its own (ctest); without an NVIDIA GPU each one reports SKIP with the reason.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <gtest/gtest.h>
+#include <nanort/nanort.h>
+
+#include <stdlib.h>
+
+#include <cstdlib>
+
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_device.hpp"
+#include "runtime.hpp"
+
+extern "C" const unsigned char test_kernels[];
+extern "C" const std::size_t test_kernels_size;
+
+namespace {
+
+#define ASSERT_OK(expr)                                                                 \
+  do {                                                                                  \
+    const nanort_status status_ = (expr);                                               \
+    ASSERT_EQ(status_, NANORT_SUCCESS) << #expr << ": " << nanort_status_string(status_) \
+                                       << ": " << nanort_last_error();                  \
+  } while (0)
+
+const nanort_kernel_module kModule = {NANORT_ABI_VERSION, NANORT_MODULE_CUDA_FATBIN,
+                                      test_kernels, 0, nullptr, "tests/cuda/kernels.cu"};
+
+// One task site with a CUDA implementation (and optionally an OpenCL one first).
+class Site {
+ public:
+  Site(const char *kernel, std::vector<nanort_kernel_arg> args, int line,
+       nanort_device_kind device = NANORT_DEVICE_CUDA, const nanort_kernel_module *module = &kModule)
+      : args_(std::move(args)) {
+    impl_ = {static_cast<uint32_t>(device), nullptr, kernel, module, args_.data(),
+             static_cast<uint32_t>(args_.size())};
+    site_ = {NANORT_ABI_VERSION, kernel, "cuda_tasks_test.cpp", line, &impl_, 1, nullptr};
+  }
+  const nanort_task_site *get() const { return &site_; }
+
+ private:
+  std::vector<nanort_kernel_arg> args_;
+  nanort_task_impl impl_;
+  nanort_task_site site_;
+};
+
+template <class T>
+nanort_kernel_arg value(std::size_t offset) {
+  return {static_cast<uint32_t>(offset), sizeof(T), NANORT_ARG_VALUE};
+}
+nanort_kernel_arg buffer(std::size_t offset) {
+  return {static_cast<uint32_t>(offset), sizeof(void *), NANORT_ARG_BUFFER};
+}
+
+struct SaxpyArgs {
+  int n;
+  float a;
+  const float *x;
+  float *y;
+};
+const Site kSaxpy("saxpy",
+                  {value<int>(offsetof(SaxpyArgs, n)), value<float>(offsetof(SaxpyArgs, a)),
+                   buffer(offsetof(SaxpyArgs, x)), buffer(offsetof(SaxpyArgs, y))},
+                  __LINE__);
+
+struct AddArgs {
+  int *x;
+  int v;
+  int n;
+};
+const std::vector<nanort_kernel_arg> kAddArgs = {buffer(offsetof(AddArgs, x)),
+                                                 value<int>(offsetof(AddArgs, v)),
+                                                 value<int>(offsetof(AddArgs, n))};
+const Site kAdd("add", kAddArgs, __LINE__);
+
+struct ReverseArgs {
+  int *x;
+  int n;
+};
+const Site kReverse("reverse_blocks",
+                    {buffer(offsetof(ReverseArgs, x)), value<int>(offsetof(ReverseArgs, n))},
+                    __LINE__);
+
+struct ScaleArgs {
+  float *x;
+  int n;
+  float f;
+};
+const Site kScale("scale",
+                  {buffer(offsetof(ScaleArgs, x)), value<int>(offsetof(ScaleArgs, n)),
+                   value<float>(offsetof(ScaleArgs, f))},
+                  __LINE__);
+
+struct OutOfBoundsArgs {
+  int *x;
+};
+const Site kOutOfBounds("write_out_of_bounds", {buffer(offsetof(OutOfBoundsArgs, x))}, __LINE__);
+const Site kMissing("no_such_kernel", {buffer(0)}, __LINE__);
+struct WrongArgs {
+  int *x;
+  double v;
+  int n;
+  int extra;
+};
+const Site kTooManyArgs("add",
+                        {buffer(offsetof(WrongArgs, x)), value<int>(offsetof(WrongArgs, n)),
+                         value<int>(offsetof(WrongArgs, n)), value<int>(offsetof(WrongArgs, extra))},
+                        __LINE__);
+const Site kWrongSize("add",
+                      {buffer(offsetof(WrongArgs, x)), value<double>(offsetof(WrongArgs, v)),
+                       value<int>(offsetof(WrongArgs, n))},
+                      __LINE__);
+
+// The same 'add' in OpenCL C, for the mixed test.
+const nanort_kernel_module kClModule = {
+    NANORT_ABI_VERSION, NANORT_MODULE_OPENCL_SOURCE,
+    "__kernel void add(__global int *x, int v, int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) x[i] += v;\n"
+    "}\n",
+    0, nullptr, "add.cl"};
+const Site kClAdd("add", kAddArgs, __LINE__, NANORT_DEVICE_OPENCL, &kClModule);
+
+struct Access {
+  const void *address;
+  std::size_t bytes;
+  nanort_access_mode mode;
+};
+
+template <class Args>
+nanort_status submit(const Site &site, const Args &args, std::initializer_list<Access> accesses,
+                     std::size_t global, std::size_t local = 0, std::size_t shmem = 0) {
+  nanort_task *task = nanort_task_create(site.get(), sizeof(Args));
+  if (!task) return NANORT_ERROR_INVALID_ARGUMENT;
+  *static_cast<Args *>(nanort_task_args(task)) = args;
+  for (const Access &a : accesses) nanort_task_access(task, a.address, a.bytes, a.mode);
+  nanort_task_set_ndrange(task, 1, &global, local ? &local : nullptr);
+  if (shmem) nanort_task_set_shmem(task, shmem);
+  return nanort_task_submit(task);
+}
+
+nanort_status add(int *x, int v, int n, nanort_access_mode mode = NANORT_INOUT,
+                  const Site &site = kAdd) {
+  return submit(site, AddArgs{x, v, n}, {{x, n * sizeof(int), mode}},
+                static_cast<std::size_t>(n), 128);
+}
+
+// The directory's counters of the first CUDA device (cuda0).
+nanort::dc::TransferCounters cuda0_counters() {
+  auto &runtime = nanort::rt::Runtime::get();
+  const auto &accelerators = runtime.accelerators();
+  for (std::size_t i = 0; i < accelerators.size(); ++i)
+    if (accelerators[i]->name() == "cuda0")
+      return runtime.directory()->counters(static_cast<nanort::dc::SpaceId>(i + 1));
+  return {};
+}
+
+class Cuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("NANORT_OPENCL_CACHE", "off", 0);  // the mixed test builds OpenCL C: no files left
+    ASSERT_OK(nanort_init());
+    if (nanort_device_count(NANORT_DEVICE_CUDA) == 0) {
+      std::string why;
+      const auto gpus = nanort::rt::cuda::list_devices(&why);
+      GTEST_SKIP() << "no CUDA device: "
+                   << (why.empty() ? "NANORT_CUDA_DEVICES chose none" : why);
+    }
+  }
+};
+
+TEST_F(Cuda, Saxpy) {
+  constexpr int n = 1 << 20;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 1000);
+    y[i] = 1.0f;
+  }
+  ASSERT_OK(submit(kSaxpy, SaxpyArgs{n, 2.0f, x.data(), y.data()},
+                   {{x.data(), n * sizeof(float), NANORT_IN},
+                    {y.data(), n * sizeof(float), NANORT_INOUT}},
+                   n, 256));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(y[i], 2.0f * static_cast<float>(i % 1000) + 1.0f) << i;
+}
+
+// Ten dependent kernels on one array: it moves to the GPU once, nothing comes back before
+// taskwait, and the flush brings it back once.
+TEST_F(Cuda, ChainMovesNothingThroughTheHost) {
+  constexpr int n = 1 << 18;
+  std::vector<int> x(n, 0);
+  const auto before = cuda0_counters();
+  for (int k = 0; k < 10; ++k) ASSERT_OK(add(x.data(), 1, n));
+  ASSERT_OK(nanort_taskwait_noflush());
+  const auto middle = cuda0_counters();
+  EXPECT_EQ(middle.bytes_to_device - before.bytes_to_device, n * sizeof(int));
+  EXPECT_EQ(middle.bytes_to_host - before.bytes_to_host, 0u);
+  EXPECT_EQ(x[0], 0) << "host memory changed before the flush";
+  ASSERT_OK(nanort_taskwait());
+  const auto after = cuda0_counters();
+  EXPECT_EQ(after.bytes_to_host - middle.bytes_to_host, n * sizeof(int));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 10) << i;
+}
+
+TEST_F(Cuda, CxxMangledKernelIsFoundByItsName) {
+  constexpr int n = 1000;
+  std::vector<float> x(n, 3.0f);
+  ASSERT_OK(submit(kScale, ScaleArgs{x.data(), n, 2.0f}, {{x.data(), n * sizeof(float), NANORT_INOUT}},
+                   n, 128));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 6.0f) << i;
+}
+
+TEST_F(Cuda, DynamicSharedMemoryFromShmem) {
+  constexpr int block = 128, n = block * 64;
+  std::vector<int> x(n);
+  std::iota(x.begin(), x.end(), 0);
+  ASSERT_OK(submit(kReverse, ReverseArgs{x.data(), n}, {{x.data(), n * sizeof(int), NANORT_INOUT}},
+                   n, block, block * sizeof(int)));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; ++i) {
+    const int b = i / block, t = i % block;
+    ASSERT_EQ(x[i], b * block + (block - 1 - t)) << i;
+  }
+}
+
+TEST_F(Cuda, GlobalSizeRoundedUpToWholeBlocks) {
+  constexpr int n = 1000;  // 8 blocks of 128, the last one partly outside
+  std::vector<int> x(n, 5);
+  ASSERT_OK(add(x.data(), 2, n));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 7) << i;
+}
+
+TEST_F(Cuda, UnknownKernelNameIsNamedWithTheKernelsThereAre) {
+  int x[4] = {};
+  ASSERT_OK(submit(kMissing, OutOfBoundsArgs{x}, {{x, sizeof x, NANORT_INOUT}}, 4));
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  const std::string message = nanort_last_error();
+  EXPECT_NE(message.find("no_such_kernel"), std::string::npos) << message;
+  EXPECT_NE(message.find("saxpy"), std::string::npos) << "the module's kernels: " << message;
+  EXPECT_NE(message.find("cuda_tasks_test.cpp"), std::string::npos) << message;
+}
+
+TEST_F(Cuda, WrongParametersAreErrors) {
+  int x[4] = {};
+  ASSERT_OK(submit(kTooManyArgs, WrongArgs{x, 1, 4, 0}, {{x, sizeof x, NANORT_INOUT}}, 4));
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  std::string message = nanort_last_error();
+  EXPECT_NE(message.find("takes 3 parameter(s), the task passes 4"), std::string::npos) << message;
+  ASSERT_OK(submit(kWrongSize, WrongArgs{x, 1, 4, 0}, {{x, sizeof x, NANORT_INOUT}}, 4));
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  message = nanort_last_error();
+  EXPECT_NE(message.find("parameter 1 of kernel 'add' is 4 bytes, the task passes 8"),
+            std::string::npos)
+      << message;
+}
+
+// An illegal address inside a kernel leaves the GPU's context unusable: the program stops
+// at once with the failed task's name and pragma location (a death test: the statement runs
+// in a new process of this test binary).
+TEST_F(Cuda, OutOfBoundsKernelStopsTheProgramNamingTheTask) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::vector<int> x(256, 0);
+        submit(kOutOfBounds, OutOfBoundsArgs{x.data()},
+               {{x.data(), x.size() * sizeof(int), NANORT_INOUT}}, 32);
+        nanort_taskwait();
+        std::exit(0);  // not reached
+      },
+      ::testing::ExitedWithCode(EXIT_FAILURE),
+      "task 'write_out_of_bounds' \\(cuda_tasks_test.cpp:[0-9]+\\) failed on cuda0: .*"
+      "CUDA_ERROR_ILLEGAL_ADDRESS.*the program stops");
+}
+
+// A GPU allowed 1 MiB of task data (set before the runtime starts in this process).
+class SmallCuda : public Cuda {
+ protected:
+  void SetUp() override {
+    setenv("NANORT_DEVICE_MEMORY", "cuda0=1M", 1);
+    Cuda::SetUp();
+  }
+};
+
+// 16 arrays of 256 KiB through a GPU allowed 1 MiB: evictions write modified data back, and
+// every result is right.
+TEST_F(SmallCuda, EvictionUnderASmallLimit) {
+  constexpr int arrays = 16, n = 64 * 1024;
+  std::vector<std::vector<int>> x(arrays, std::vector<int>(n, 0));
+  for (int round = 0; round < 3; ++round)
+    for (int a = 0; a < arrays; ++a) ASSERT_OK(add(x[a].data(), a + 1, n));
+  ASSERT_OK(nanort_taskwait());
+  for (int a = 0; a < arrays; ++a)
+    for (int i = 0; i < n; i += 97) ASSERT_EQ(x[a][i], 3 * (a + 1)) << a << " " << i;
+  EXPECT_GT(cuda0_counters().evictions, 0u);
+  EXPECT_LE(cuda0_counters().peak_bytes, 1u << 20);
+}
+
+// Even blocks on OpenCL, odd blocks on CUDA, then every block on the other kind: the data
+// crosses between the two through the directory.
+TEST_F(Cuda, CudaAndOpenClKernelsOnOneArray) {
+  if (nanort_device_count(NANORT_DEVICE_OPENCL) == 0) GTEST_SKIP() << "no OpenCL device";
+  constexpr int blocks = 8, block = 4096, n = blocks * block;
+  std::vector<int> x(n, 0);
+  for (int b = 0; b < blocks; ++b)
+    ASSERT_OK(add(x.data() + b * block, 1, block, NANORT_INOUT, b % 2 == 0 ? kClAdd : kAdd));
+  for (int b = 0; b < blocks; ++b)
+    ASSERT_OK(add(x.data() + b * block, 10, block, NANORT_INOUT, b % 2 == 0 ? kAdd : kClAdd));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 11) << i;
+}
+
+// Data made on one GPU and read on the other (directly where peer access works).
+TEST_F(Cuda, DataExchangedBetweenTwoGpus) {
+  if (nanort_device_count(NANORT_DEVICE_CUDA) < 2) GTEST_SKIP() << "fewer than two GPUs";
+  // Two chains on two arrays keep both GPUs busy; then each array is read by the other GPU's
+  // next task (whichever GPU takes it, the results must hold).
+  constexpr int n = 1 << 20;
+  std::vector<int> a(n, 0), b(n, 0);
+  for (int k = 0; k < 20; ++k) {
+    ASSERT_OK(add(a.data(), 1, n));
+    ASSERT_OK(add(b.data(), 2, n));
+  }
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; i += 101) {
+    ASSERT_EQ(a[i], 20);
+    ASSERT_EQ(b[i], 40);
+  }
+}
+
+}  // namespace

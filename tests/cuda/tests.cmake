@@ -1,0 +1,29 @@
+# CUDA tests (included from tests/CMakeLists.txt when the runtime has its CUDA backend and nvcc
+# is found). The kernels are built here into a fatbin and embedded; the tests run on NVIDIA
+# GPUs and report SKIP with the reason where there is none (CI compiles them).
+find_program(NANORT_NVCC nvcc HINTS ENV CUDA_HOME PATH_SUFFIXES bin PATHS /usr/local/cuda/bin)
+if(NOT NANORT_NVCC)
+  message(STATUS "nanort: nvcc not found: no CUDA tests")
+  return()
+endif()
+
+# SASS for Ampere and Hopper, PTX for newer GPUs.
+set(NANORT_TEST_CUDA_GENCODE
+    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+    -gencode arch=compute_90,code=compute_90)
+set(fatbin ${CMAKE_CURRENT_BINARY_DIR}/cuda_test_kernels.fatbin)
+set(embedded ${CMAKE_CURRENT_BINARY_DIR}/cuda_test_kernels.c)
+add_custom_command(OUTPUT ${fatbin}
+  COMMAND ${NANORT_NVCC} -fatbin ${NANORT_TEST_CUDA_GENCODE} -o ${fatbin}
+          ${CMAKE_CURRENT_SOURCE_DIR}/cuda/kernels.cu
+  DEPENDS cuda/kernels.cu
+  COMMENT "nvcc: the CUDA tests' kernels")
+add_custom_command(OUTPUT ${embedded}
+  COMMAND ${CMAKE_COMMAND} -DINPUT=${fatbin} -DOUTPUT=${embedded} -DNAME=test_kernels
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/cuda/embed_fatbin.cmake
+  DEPENDS ${fatbin} cuda/embed_fatbin.cmake)
+
+nanort_add_gtest(cuda_tasks LABEL cuda
+  SOURCES cuda/cuda_tasks_test.cpp ${embedded}
+  LIBS nanort_static OpenCL::OpenCL
+  ENV NANORT_CPU_WORKERS=2)
