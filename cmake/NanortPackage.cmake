@@ -1,5 +1,6 @@
 # The installed package: find_package(nanort) gives nanort::runtime (the library and the C/C++
-# headers) and nanort::directory_cache.
+# headers), nanort::directory_cache and, when the pragma plugin is built, the function
+# nanort_annotate (cmake/NanortAnnotate.cmake).
 include(CMakePackageConfigHelpers)
 install(TARGETS nanort_runtime nanort_directory_cache
         EXPORT nanortTargets
@@ -11,11 +12,25 @@ install(TARGETS nanort-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY directory-cache/include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT nanortTargets NAMESPACE nanort:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)
+# The plugin and the clang 19 that lowers for other compilers (absolute: the package needs the
+# same clang 19 installed where it is used).
+set(NANORT_PACKAGE_PLUGIN ${CMAKE_INSTALL_LIBDIR}/nanort-plugin.so)
+if(NANORT_BUILD_PLUGIN)
+  set(NANORT_PACKAGE_HAS_PLUGIN TRUE)
+  set(NANORT_PACKAGE_CLANG_C ${NANORT_CLANG_C})
+  set(NANORT_PACKAGE_CLANG_CXX ${NANORT_CLANG_CXX})
+else()
+  set(NANORT_PACKAGE_HAS_PLUGIN FALSE)
+  set(NANORT_PACKAGE_CLANG_C "")
+  set(NANORT_PACKAGE_CLANG_CXX "")
+endif()
 configure_package_config_file(cmake/nanortConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/nanortConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort
+  PATH_VARS NANORT_PACKAGE_PLUGIN)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/nanortConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/nanortConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/nanortConfigVersion.cmake
+              cmake/NanortAnnotate.cmake cmake/NanortEmbedOpenCL.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)

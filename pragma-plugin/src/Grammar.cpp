@@ -55,9 +55,8 @@ static const ClauseInfo Clauses[] = {
      nullptr},
     {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget, AccessMode::Inout, nullptr,
      nullptr},
-    {"file", ClauseKind::File, ArgKind::Name, OnTarget, NoMode, nullptr,
-     "give the .cl file to nanocc instead"},
-    {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, "not lowered yet"},
+    {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
+    {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
     {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr,
      "task versions are not lowered yet"},
 };

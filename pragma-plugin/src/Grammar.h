@@ -31,6 +31,7 @@ enum class ArgKind {
   Name,        // an identifier or a string literal: label(update)
   Keyword,     // one word of a fixed set: default(shared)
   KeywordList, // words of a fixed set: device(opencl)
+  Path,        // a file name, bare or as a string literal: file(kernels/saxpy.cl)
 };
 
 enum class ClauseKind {

@@ -25,6 +25,9 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -56,6 +59,25 @@ std::string kernelKeywordDefines() {
 }
 
 namespace {
+
+// Text as C string literals, one line each ("...\n"), each on its own line of the generated
+// code; '?' escaped against trigraphs, carriage returns and control characters dropped.
+std::string quotedLines(StringRef Text) {
+  std::string Lit;
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Lit += "\n  \"";
+    for (char Ch : Line) {
+      if (Ch == '\\' || Ch == '"' || Ch == '?')
+        Lit += '\\';
+      if (Ch == '\t' || (unsigned char)Ch >= 0x20)
+        Lit += Ch;
+    }
+    Lit += "\\n\"";
+    Text = Rest;
+  }
+  return Lit;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Where pragmas can apply: function declarations and statement-level statements.
@@ -191,7 +213,8 @@ public:
     S += "\n#line " + std::to_string(First.getLine()) + " \"" + escape(First.getFilename()) +
          "\"\n";
     unsigned Line = First.getLine(), Col = 1;
-    for (const Tok &K : T) {
+    for (size_t I = 0; I < T.size(); ++I) {
+      const Tok &K = T[I];
       PresumedLoc P = SM.getPresumedLoc(K.Loc);
       if (P.isValid() && P.getLine() == Line && P.getColumn() >= Col) {
         S.append(P.getColumn() - Col, ' ');
@@ -200,12 +223,22 @@ public:
         S += ' ';
         ++Col;
       }
-      S += K.Text;
-      Col += K.Text.size();
+      std::string Text = K.Text;
+      if (Subst && K.Kind == tok::identifier &&
+          (I == 0 || (T[I - 1].Kind != tok::period && T[I - 1].Kind != tok::arrow))) {
+        auto It = Subst->find(K.Text);
+        if (It != Subst->end())
+          Text = It->second;
+      }
+      S += Text;
+      Col += Text.size();
     }
     S += "\n";
     return *this;
   }
+  // C: inside an outlined inline task, how generated code spells the variables that the task
+  // shares ((*nanort_a->x)); null elsewhere.
+  const std::map<std::string, std::string> *Subst = nullptr;
   // Makes the text that follows appear at Loc's line and column.
   Code &at(SourceLocation Loc) {
     S += marker(SM, Loc);
@@ -328,6 +361,9 @@ private:
   std::vector<VarDecl *> Vars;
   unsigned Counter = 0;
   std::set<std::string> CriticalNames;
+  std::map<std::string, std::string> FileModules; // file(...) path -> module variable
+  std::string FileModuleDefs;                     // their definitions, in the prelude
+  std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
   void error(SourceLocation L, const std::string &M) { Diags.error(L, M); }
@@ -375,7 +411,24 @@ private:
     std::vector<Capture> Caps;
     QualType ThisType;         // C++ member functions: the task uses 'this'
     bool Nested = false;       // inside another inline task (whose body names it nanort_self)
+    std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
   };
+  std::map<const Pragma *, InlinePlan> Plans;
+  // The innermost planned inline task whose statement holds L (other than Self).
+  const InlinePlan *enclosingPlan(SourceLocation L, const InlinePlan *Self) const {
+    const InlinePlan *Best = nullptr;
+    for (const auto &E : Plans) {
+      const InlinePlan &P = E.second;
+      if (&P == Self || !P.OK || !SM.isBeforeInTranslationUnit(P.Begin, L) ||
+          !SM.isBeforeInTranslationUnit(L, P.End))
+        continue;
+      if (!Best || SM.isBeforeInTranslationUnit(Best->Begin, P.Begin))
+        Best = &P;
+    }
+    return Best;
+  }
+  // The statement of an inline task, with its ';'.
+  void statementRange(const Candidate &Cand, SourceLocation &Begin, SourceLocation &End) const;
   std::set<unsigned> ThisEdits; // locations already rewritten to nanort_self
   void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
   void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
@@ -383,6 +436,7 @@ private:
   void lowerCritical(const Pragma &P, const Candidate &C);
   void lowerAtomic(const Pragma &P, const Candidate &C);
   void emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target);
+  bool fileModule(const Clause &File, std::string &Module);
   std::string prelude() const;
 };
 
@@ -497,6 +551,19 @@ std::string Lowerer::prelude() const {
       S += std::string(CPP ? "extern \"C\" { " : "") + "__attribute__((weak)) int " + N +
            " = 0;" + (CPP ? " }" : "") + "\n";
   }
+  S += FileModuleDefs;
+  if (!SourceKernels.empty()) {
+    // The kernels defined in this file, in their order: one OpenCL program.
+    S += "static const nanort_kernel_module nanort_source_module = {NANORT_ABI_VERSION, "
+         "NANORT_MODULE_OPENCL_SOURCE,";
+    for (const auto &K : SourceKernels)
+      S += quotedLines(K.second);
+    S += ",\n  0, 0, \"" + Code::escape(SM.getFileEntryRefForID(SM.getMainFileID())
+                                             ? SM.getFileEntryRefForID(SM.getMainFileID())
+                                                   ->getName()
+                                             : StringRef()) +
+         "\"};\n";
+  }
   return S;
 }
 
@@ -570,6 +637,44 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target)
   }
 }
 
+// The OpenCL module of a file(...) clause: the file's text, embedded in this translation unit
+// (one module per file, shared by the kernels that name it). A relative name is resolved from
+// the folder of the file that holds the pragma.
+bool Lowerer::fileModule(const Clause &File, std::string &Module) {
+  SourceLocation Loc = File.WordLocs[0];
+  std::string Name = File.Words[0];
+  SmallString<256> Path(Name);
+  if (!llvm::sys::path::is_absolute(Path)) {
+    StringRef Here = SM.getFilename(SM.getExpansionLoc(Loc));
+    Path = llvm::sys::path::parent_path(Here);
+    llvm::sys::path::append(Path, Name);
+  }
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  auto Known = FileModules.find(std::string(Path));
+  if (Known != FileModules.end()) {
+    Module = Known->second;
+    return true;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    error(Loc, "cannot read the kernel file '" + std::string(Path) +
+                   "': " + Buf.getError().message());
+    return false;
+  }
+  Module = "nanort_file_module_" + std::to_string(FileModules.size() + 1);
+  FileModules[std::string(Path)] = Module;
+  // The text as a string literal, one source line a line; '?' escaped against trigraphs. The
+  // __has_include line puts the file in the compile's dependency output (clang's -MD).
+  std::string Lit = quotedLines("#line 1 \"" + escapeStringLiteral(Path) + "\"\n" +
+                                (*Buf)->getBuffer().str());
+  FileModuleDefs += "#if defined(__has_include)\n#if __has_include(\"" + Code::escape(Path) +
+                    "\")\n#endif\n#endif\n";
+  FileModuleDefs += std::string("static const nanort_kernel_module ") + Module +
+                    " = {NANORT_ABI_VERSION, NANORT_MODULE_OPENCL_SOURCE," + Lit +
+                    ",\n  0, 0, \"" + Code::escape(Path) + "\"};\n";
+  return true;
+}
+
 void Lowerer::lowerTaskwait(const Pragma &P) {
   const Clause *On = P.find(ClauseKind::On);
   bool NoFlush = P.find(ClauseKind::Noflush) != nullptr;
@@ -579,6 +684,9 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
     return;
   }
   Code C(SM);
+  if (!CPP)
+    if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))
+      C.Subst = &Outer->Views;
   if (!On) {
     C << "nanort_check(" << (NoFlush ? "nanort_taskwait_noflush" : "nanort_taskwait")
       << "(), \"taskwait\");";
@@ -642,23 +750,38 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       return error(Cl->Loc, "data-sharing clauses apply to inline tasks only (the parameters "
                             "of a function task are its private copies)");
 
-  bool OpenCL = false;
+  // The devices, in the order written: the runtime runs the task on the first one present.
+  std::vector<std::string> Devices{"smp"};
+  std::string KernelName = Name;
+  const Clause *FileCl = nullptr;
   if (Target) {
-    const Clause *Dev = Target->find(ClauseKind::Device);
-    std::string Device = Dev ? Dev->Words[0] : "smp";
-    if (Dev && Dev->Words.size() > 1)
-      return error(Dev->Loc, "several devices in one target are not supported yet");
-    if (Device == "cuda")
-      return error(Dev->WordLocs[0], "device(cuda) is not supported by the plugin yet");
-    OpenCL = Device == "opencl";
+    if (const Clause *Dev = Target->find(ClauseKind::Device)) {
+      Devices.clear();
+      for (size_t I = 0; I < Dev->Words.size(); ++I) {
+        const std::string &D = Dev->Words[I];
+        if (std::find(Devices.begin(), Devices.end(), D) != Devices.end())
+          return error(Dev->WordLocs[I], "device '" + D + "' appears twice in 'device'");
+        if (D == "cuda")
+          return error(Dev->WordLocs[I], "device(cuda) is not supported by the plugin yet");
+        Devices.push_back(D);
+      }
+    }
+  }
+  bool OpenCL = std::find(Devices.begin(), Devices.end(), "opencl") != Devices.end();
+  bool Smp = std::find(Devices.begin(), Devices.end(), "smp") != Devices.end();
+  if (Target) {
     const Clause *Nd = Target->find(ClauseKind::Ndrange);
     if (OpenCL && !Nd)
       return error(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
     if (!OpenCL)
       for (const Clause &Cl : Target->Clauses)
-        if (Cl.Info->Kind == ClauseKind::Ndrange || Cl.Info->Kind == ClauseKind::Shmem)
+        if (Cl.Info->Kind == ClauseKind::Ndrange || Cl.Info->Kind == ClauseKind::Shmem ||
+            Cl.Info->Kind == ClauseKind::Name || Cl.Info->Kind == ClauseKind::File)
           return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
                                    "' needs device(opencl)");
+    if (const Clause *NameCl = Target->find(ClauseKind::Name))
+      KernelName = NameCl->Words[0];
+    FileCl = Target->find(ClauseKind::File);
     if (Nd) {
       const Toks &D = Nd->Args[0];
       unsigned Dims = 0;
@@ -677,14 +800,20 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     }
   }
 
+  // Single-source OpenCL: the private parse saw the kernel's declaration only.
+  bool SingleSource = Task.KernelClose.isValid();
   FunctionDecl *Def = FD->getDefinition();
-  if (OpenCL && Def)
-    return Fail("a device(opencl) task must be a kernel declaration without a body "
-                "(single-source kernels are not supported yet: put the body in a .cl file)");
+  if (OpenCL && !Smp && Def)
+    return Fail("a device(opencl) task must be a kernel declaration without a body, or a "
+                "'__kernel' function defined in this file (its body is OpenCL C)");
+  if (OpenCL && Method)
+    return Fail("a member function cannot have a device(opencl) version");
+  if (OpenCL && Smp && !Def)
+    return Fail("device(smp) needs the body of '" + Name + "' in this file (its smp version)");
   bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
   if (FromHeader && (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))))
     return; // defined in another file: that file's compile renames it and adds the wrapper
-  if (!OpenCL && !Def)
+  if (!Def && !OpenCL)
     return Fail("function task '" + Name + "' must be defined in this file, or declared with "
                 "its pragma in a header that the defining file includes");
   if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
@@ -814,6 +943,13 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
   std::string Impl = "nanort_impl_" + Id;
+  std::string Module = "nanort_opencl_program";
+  if (SingleSource && FileCl)
+    return error(FileCl->Loc, "a kernel defined in this file takes no 'file' clause");
+  if (SingleSource)
+    Module = "nanort_source_module";
+  else if (OpenCL && FileCl && !fileModule(*FileCl, Module))
+    return;
   if (OpenCL) {
     // Kernel arguments: buffers for pointers named in data clauses, __local memory for other
     // pointers, values for the rest.
@@ -822,8 +958,9 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       for (const Clause &Cl : P->Clauses)
         for (const DepItem &D : Cl.Deps)
           Named.insert(D.BaseVar);
-    C << (CPP ? "extern \"C\" " : "extern ")
-      << "const nanort_kernel_module nanort_opencl_program;\n";
+    if (!FileCl && !SingleSource)
+      C << (CPP ? "extern \"C\" " : "extern ")
+        << "const nanort_kernel_module nanort_opencl_program;\n";
     C << "static const nanort_kernel_arg nanort_kernel_args_" << Id << "[] = {";
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {
       QualType T = FD->getParamDecl(I)->getType();
@@ -838,22 +975,29 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     if (FD->getNumParams() == 0)
       C << "{0, 0, NANORT_ARG_VALUE}";
     C << "};\n";
-    C << "static const nanort_task_impl " << Impl << "[] = {{NANORT_DEVICE_OPENCL, 0, \""
-      << Name << "\", &nanort_opencl_program, nanort_kernel_args_" << Id << ", "
-      << FD->getNumParams() << "}};\n";
-  } else {
-
+  }
+  if (Smp) {
     C << "static void nanort_smp_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n  " << Body << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << "nanort_a->" << PNames[I];
     C << ");\n}\n";
-    C << "static const nanort_task_impl " << Impl
-      << "[] = {{NANORT_DEVICE_SMP, nanort_smp_" << Id << ", 0, 0, 0, 0}};\n";
   }
+  // One implementation per device, in the order of the device clause.
+  C << "static const nanort_task_impl " << Impl << "[] = {";
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    C << (I ? ", " : "");
+    if (Devices[I] == "smp")
+      C << "{NANORT_DEVICE_SMP, nanort_smp_" << Id << ", 0, 0, 0, 0}";
+    else
+      C << "{NANORT_DEVICE_OPENCL, 0, \"" << Code::escape(KernelName) << "\", &" << Module
+        << ", nanort_kernel_args_" << Id << ", " << FD->getNumParams() << "}";
+  }
+  C << "};\n";
   C << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, \""
     << Code::escape(Label) << "\", " << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin)
-    << ", " << Impl << ", 1, " << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
+    << ", " << Impl << ", " << (unsigned)Devices.size() << ", "
+    << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
 
   // The wrapper: same name and signature, creates the task.
   C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
@@ -877,7 +1021,19 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     << (ExternC ? "}\n" : "");
   }
 
-  if (OpenCL) {
+  if (SingleSource) {
+    // The kernel's text goes to the OpenCL program; host code keeps its declaration.
+    PresumedLoc PL = SM.getPresumedLoc(Task.KernelBegin);
+    std::string K = "#line " + std::to_string(PL.getLine()) + " \"" +
+                    escapeStringLiteral(PL.getFilename()) + "\"\n" +
+                    std::string(PL.getColumn() - 1, ' ') +
+                    text(Task.KernelBegin, Task.KernelClose) + "\n";
+    SourceKernels[SM.getFileOffset(Task.KernelBegin)] = K;
+    RW.ReplaceText(SourceRange(Task.KernelOpen, Task.KernelClose), ";");
+    SourceLocation At = afterToken(Task.KernelClose);
+    C.at(At);
+    RW.InsertTextAfter(At, C.str());
+  } else if (!Smp) {
     // After the kernel's declaration.
     SourceLocation End = SM.getExpansionRange(FD->getEndLoc()).getEnd();
     SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
@@ -974,6 +1130,18 @@ private:
   SourceRange Body;
 };
 
+void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
+                             SourceLocation &End) const {
+  Begin = Cand.Begin;
+  End = afterToken(Cand.End);
+  Token Last;
+  if (!Lexer::getRawToken(Cand.End, Last, SM, LO) && Last.isNot(tok::r_brace)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(Cand.End, tok::semi, SM, LO, false);
+    if (Semi.isValid())
+      End = Semi;
+  }
+}
+
 // Checks an inline task and finds its captures; in C, also rewrites the uses of shared
 // variables in place. Runs for every inline task before any construct is lowered, so that
 // constructs nested in a C task (critical, atomic) see the rewritten uses.
@@ -994,31 +1162,31 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
                                                 " cannot leave a task");
   }
 
-  // The statement, with its ';'.
-  SourceLocation Begin = Cand.Begin, End = afterToken(Cand.End);
-  {
-    Token Last;
-    if (!Lexer::getRawToken(Cand.End, Last, SM, LO) && Last.isNot(tok::r_brace)) {
-      SourceLocation Semi = Lexer::findLocationAfterToken(Cand.End, tok::semi, SM, LO, false);
-      if (Semi.isValid())
-        End = Semi;
-    }
-  }
+  SourceLocation Begin, End;
+  statementRange(Cand, Begin, End);
 
   // Nested pragmas in the body. C has no references to alias captured variables in the
-  // outlined body, so C rewrites their uses in place; a nested task or 'taskwait on' would
-  // name them in clause text, which that rewriting does not reach.
+  // outlined body, so C rewrites their uses in place, except inside nested inline tasks
+  // (their bodies see their own captures; the code that creates them and the clauses of
+  // nested pragmas spell shared variables through Views when they are lowered).
   std::vector<const Pragma *> Nested;
+  std::vector<std::pair<SourceLocation, SourceLocation>> NestedTasks;
   for (const Pragma &P : Pragmas)
     if (&P != &Task && SM.isBeforeInTranslationUnit(Begin, P.Begin) &&
         SM.isBeforeInTranslationUnit(P.Begin, End))
       Nested.push_back(&P);
   if (!CPP)
-    for (const Pragma *P : Nested)
-      if (P->Dir && (P->Dir->Kind == DirectiveKind::Task || P->Dir->Kind == DirectiveKind::Target ||
-                     P->find(ClauseKind::On)))
-        return error(P->DirLoc, "tasks and 'taskwait on' nested inside an inline task are not "
-                                "supported yet in C (they are in C++)");
+    for (const Pragma *P : Nested) {
+      if (!P->Dir || P->Dir->Kind != DirectiveKind::Task)
+        continue;
+      const Candidate *In = following(*P);
+      if (!In || In->FD)
+        continue; // an error of its own
+
+      SourceLocation NB, NE;
+      statementRange(*In, NB, NE);
+      NestedTasks.push_back({NB, NE});
+    }
 
   UseFinder UF(SM, SourceRange(Begin, End));
   UF.TraverseStmt(S);
@@ -1111,8 +1279,17 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       if (Cap.How != Sharing::Shared)
         continue;
       std::string Name = Cap.Var->getName().str();
+      Plan.Views[Name] = "(*nanort_a->" + Name + ")";
       std::set<unsigned> Done; // a macro argument may expand to several uses
       for (SourceLocation L : Cap.Uses) {
+        SourceLocation Spelled = SM.getExpansionLoc(L);
+        bool InNested = false;
+        for (const auto &R : NestedTasks)
+          if (!SM.isBeforeInTranslationUnit(Spelled, R.first) &&
+              SM.isBeforeInTranslationUnit(Spelled, R.second))
+            InNested = true;
+        if (InNested)
+          continue;
         if (L.isMacroID()) {
           if (!SM.isMacroArgExpansion(L)) {
             error(L, "variable '" + Name + "' is used through a macro body inside a C inline "
@@ -1262,8 +1439,21 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       << ", 1, 0};\n";
   }
 
-  // In place of the statement: create, fill, submit.
+  // In place of the statement: create, fill, submit. C, inside another inline task: the
+  // variables that one shares are spelled (*nanort_a->x), so the new block is nanort_n.
   Code C(SM);
+  const InlinePlan *Outer = CPP ? nullptr : enclosingPlan(Begin, &Plan);
+  std::string A = Outer ? "nanort_n" : "nanort_a";
+  auto View = [&](const std::string &Name) {
+    if (Outer) {
+      auto It = Outer->Views.find(Name);
+      if (It != Outer->Views.end())
+        return It->second;
+    }
+    return Name;
+  };
+  if (Outer)
+    C.Subst = &Outer->Views;
   C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
     << ", sizeof(" << ArgsType << ")));\n";
   if (CPP) {
@@ -1287,14 +1477,16 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
           << ", sizeof " << Name << ");\n";
       }
   } else {
-    C << ArgsType << " *nanort_a = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
+    C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       if (Cap.How == Sharing::Shared)
-        C << "nanort_a->" << Name << " = &" << Name << ";\n";
+        C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)
-        C << "__builtin_memcpy((void *)&nanort_a->" << Name << ", (const void *)&" << Name
-          << ", sizeof " << Name << ");\n";
+        C << "__builtin_memcpy((void *)&" << A << "->" << Name << ", (const void *)&"
+          << View(Name) << ", sizeof " << View(Name) << ");\n";
+      else if (!Outer || !Outer->Views.count(Name)) // the task has its own: no unused warning
+        C << "(void)" << Name << ";\n";
     }
   }
   emitTaskClauses(C, Task, nullptr);
@@ -1431,6 +1623,20 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
         continue;
       }
     } else {
+      if (P.Operator) {
+        // A macro that expands to more than the _Pragma: what follows it is inside the
+        // expansion, and no text after it would be the right construct.
+        bool Inside = false;
+        for (const Candidate &C : Candidates)
+          if (!SM.isBeforeInTranslationUnit(C.Begin, P.Begin) &&
+              SM.isBeforeInTranslationUnit(C.Begin, P.End))
+            Inside = true;
+        if (Inside) {
+          error(P.DirLoc, "a macro that holds _Pragma(\"" + P.Namespace + " " + P.DirSpelling +
+                              " ...\") must expand to that _Pragma alone");
+          continue;
+        }
+      }
       W.C = following(P);
       bool WantsDecl = P.Dir->Kind == DirectiveKind::Task;
       if (!W.C || (W.C->FD && !WantsDecl)) {
@@ -1471,7 +1677,6 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       W.Skip = true;
     }
 
-  std::map<const Pragma *, InlinePlan> Plans;
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
       planInlineTask(*W.P, *W.C, Plans[W.P]);

@@ -19,6 +19,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/Pragma.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -67,18 +68,38 @@ public:
       PP.LexUnexpandedToken(Tok);
     }
     SourceLocation Eod = Tok.getLocation();
-    if (Intro.Kind != PIK_HashPragma) {
+    SourceLocation Begin = Intro.Loc;
+    if (Intro.Kind == PIK__Pragma) {
+      // _Pragma("omp task ..."), written in the main file or by a macro used there: the
+      // pragma stands where the _Pragma (or the macro invocation) is, and that text goes.
+      Begin = SM.getExpansionLoc(Intro.Loc);
+      if (!SM.isWrittenInMainFile(Begin) || SM.isInSystemHeader(Begin)) {
+        if (!SM.isInSystemHeader(Begin))
+          Diags.error(Begin, "_Pragma(\"" + getName().str() +
+                                 " ...\") is lowered in the main file only");
+        return;
+      }
+      SourceLocation Last = operatorEnd(PP, Intro.Loc);
+      if (Last.isInvalid()) {
+        Diags.error(Begin, "cannot find the end of this _Pragma");
+        return;
+      }
+      DirLoc = Begin;
+      for (auto &K : T)
+        K.Loc = Begin;
+      Eod = Lexer::getLocForEndOfToken(Last, 0, SM, PP.getLangOpts());
+    } else if (Intro.Kind != PIK_HashPragma) {
       Diags.error(SM.getExpansionLoc(Intro.Loc),
-                  "pragmas written with _Pragma or __pragma are not supported yet; write "
-                  "'#pragma " + getName().str() + " ...'");
+                  "pragmas written with __pragma are not supported; write '#pragma " +
+                      getName().str() + " ...' or _Pragma(\"" + getName().str() + " ...\")");
       return;
     }
     // Included files: task pragmas on function declarations are lowered (the file that
     // defines the function renames it); a file included twice is recorded once.
-    if (SM.isInSystemHeader(Intro.Loc))
+    if (SM.isInSystemHeader(Begin))
       return;
-    if (!SM.isWrittenInMainFile(Intro.Loc)) {
-      std::pair<FileID, unsigned> D = SM.getDecomposedLoc(Intro.Loc);
+    if (!SM.isWrittenInMainFile(Begin)) {
+      std::pair<FileID, unsigned> D = SM.getDecomposedLoc(Begin);
       OptionalFileEntryRef FE = SM.getFileEntryRefForID(D.first);
       if (!FE || !Seen.insert({FE->getName().str(), D.second}).second)
         return;
@@ -86,7 +107,8 @@ public:
     Pragma P;
     P.Namespace = getName().str();
     P.DirSpelling = DirName;
-    P.Begin = Intro.Loc;
+    P.Begin = Begin;
+    P.Operator = Intro.Kind == PIK__Pragma;
     P.DirLoc = DirLoc;
     P.End = Eod;
     P.Dir = findDirective(DirName);
@@ -102,13 +124,129 @@ public:
     } else {
       parsePragma(P, T, Eod, Diags);
     }
+    bool AfterOpenCLTarget = false;
+    if (!Out.empty() && Out.back().Valid && Out.back().Dir &&
+        Out.back().Dir->Kind == DirectiveKind::Target) {
+      const Clause *Dev = Out.back().find(ClauseKind::Device);
+      AfterOpenCLTarget = Dev && Dev->Words.size() == 1 && Dev->Words[0] == "opencl";
+    }
     Out.push_back(std::move(P));
+    // Also after a task pragma with errors: its kernel's body is still OpenCL C.
+    if (AfterOpenCLTarget && Out.back().Dir && Out.back().Dir->Kind == DirectiveKind::Task &&
+        !Out.back().Operator && SM.isWrittenInMainFile(Intro.Loc))
+      skipKernelBody(PP, Out.back());
   }
 
 private:
   std::vector<Pragma> &Out;
   DiagSink &Diags;
   std::set<std::pair<std::string, unsigned>> Seen;
+
+  // The last token of a _Pragma: the end of the macro invocation that expands to it, or the
+  // ')' of _Pragma("...") written in the file. Invalid when the text is not as expected.
+  static SourceLocation operatorEnd(Preprocessor &PP, SourceLocation Loc) {
+    SourceManager &SM = PP.getSourceManager();
+    if (Loc.isMacroID())
+      return SM.getExpansionRange(Loc).getEnd();
+    std::pair<FileID, unsigned> At = SM.getDecomposedLoc(Loc);
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(At.first, &Invalid);
+    if (Invalid || At.second >= Buf.size())
+      return SourceLocation();
+    Lexer Raw(SM.getLocForStartOfFile(At.first), PP.getLangOpts(), Buf.begin(),
+              Buf.begin() + At.second, Buf.end());
+    Token T;
+    Raw.LexFromRawLexer(T);
+    if (T.isNot(tok::raw_identifier) || T.getRawIdentifier() != "_Pragma")
+      return SourceLocation();
+    Raw.LexFromRawLexer(T);
+    if (T.isNot(tok::l_paren))
+      return SourceLocation();
+    Raw.LexFromRawLexer(T);
+    if (!tok::isStringLiteral(T.getKind()))
+      return SourceLocation();
+    Raw.LexFromRawLexer(T);
+    return T.is(tok::r_paren) ? T.getLocation() : SourceLocation();
+  }
+
+  // Single-source OpenCL: when a kernel definition follows the task pragma, the preprocessor
+  // skips its body (OpenCL C, which the host parse cannot compile: get_global_id, barrier)
+  // and the parser gets its declaration instead ('__kernel void k(...);'). Anything else
+  // after the pragma (a declaration, a statement, something this scan does not recognise) is
+  // left to the parser, which reports what is wrong with it.
+  void skipKernelBody(Preprocessor &PP, Pragma &P) {
+    SourceManager &SM = PP.getSourceManager();
+    const LangOptions &LO = PP.getLangOpts();
+    std::pair<FileID, unsigned> At = SM.getDecomposedLoc(P.End);
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(At.first, &Invalid);
+    auto *L = static_cast<Lexer *>(PP.getCurrentLexer());
+    if (Invalid || At.second > Buf.size() || !L || L->getFileID() != At.first ||
+        L->getBufferLocation() < Buf.begin() || L->getBufferLocation() > Buf.end())
+      return;
+    Lexer Raw(SM.getLocForStartOfFile(At.first), LO, Buf.begin(), Buf.begin() + At.second,
+              Buf.end());
+    std::vector<Token> Decl;
+    Token T;
+    int Paren = 0;
+    for (;;) { // the declarator, up to the '{' of the body
+      Raw.LexFromRawLexer(T);
+      if (T.isOneOf(tok::eof, tok::hash, tok::r_brace) || (T.is(tok::semi) && Paren == 0))
+        return;
+      if (T.is(tok::l_paren))
+        ++Paren;
+      else if (T.is(tok::r_paren))
+        --Paren;
+      if (T.is(tok::l_brace)) {
+        if (Paren != 0)
+          return;
+        break;
+      }
+      Decl.push_back(T);
+    }
+    if (Decl.empty() || Decl.back().isNot(tok::r_paren))
+      return;
+    bool Kernel = false; // spelled as an OpenCL kernel
+    for (const Token &K : Decl)
+      if (K.is(tok::raw_identifier) && K.getRawIdentifier() == "__kernel")
+        Kernel = true;
+    if (!Kernel)
+      return;
+    SourceLocation Open = T.getLocation();
+    for (int Depth = 1; Depth > 0;) { // the body; its directives are OpenCL's
+      Raw.LexFromRawLexer(T);
+      if (T.is(tok::eof))
+        return;
+      if (T.is(tok::l_brace))
+        ++Depth;
+      else if (T.is(tok::r_brace))
+        --Depth;
+    }
+    SourceLocation Close = T.getLocation();
+    unsigned After = SM.getFileOffset(Close) + 1;
+    if (After > Buf.size() ||
+        Buf.begin() + After <= L->getBufferLocation()) // the lexer must still be before it
+      return;
+    auto Toks = std::make_unique<Token[]>(Decl.size() + 1);
+    for (size_t I = 0; I < Decl.size(); ++I) {
+      Token K = Decl[I];
+      if (K.is(tok::raw_identifier))
+        PP.LookUpIdentifierInfo(K);
+      Toks[I] = K;
+    }
+    Token Semi;
+    Semi.startToken();
+    Semi.setKind(tok::semi);
+    Semi.setLocation(Open);
+    Semi.setLength(1);
+    Toks[Decl.size()] = Semi;
+    L->seek(After, /*IsAtStartOfLine=*/false);
+    PP.EnterTokenStream(std::move(Toks), Decl.size() + 1, /*DisableMacroExpansion=*/false,
+                        /*IsReinject=*/false);
+    P.KernelBegin = Decl.front().getLocation();
+    P.KernelOpen = Open;
+    P.KernelClose = Close;
+  }
 };
 
 struct AnalysisResult {
@@ -117,6 +255,9 @@ struct AnalysisResult {
   bool Lowered = false;
   std::string Text;
   std::map<std::string, std::string> Headers; // rewritten included files, by name
+  // The original text with the bodies of single-source kernels blanked (lines kept), for
+  // the real compile when lowering failed: it reports the errors of host code only.
+  std::string Fallback;
 };
 
 // Takes the "omp" namespace from the Parser (which registers its own handler after the
@@ -151,6 +292,20 @@ public:
       R.Lowered = lowerMainFile(Ctx, Pragmas, *Diags, KernelKeywords, R.Text, R.Headers);
     }
     R.Diags = Diags->diags();
+    SourceManager &SM = Ctx.getSourceManager();
+    for (const Pragma &P : Pragmas) {
+      if (P.KernelClose.isInvalid())
+        continue;
+      if (R.Fallback.empty())
+        R.Fallback = SM.getBufferData(SM.getMainFileID()).str();
+      unsigned B = SM.getFileOffset(P.KernelOpen), E = SM.getFileOffset(P.KernelClose);
+      if (B >= E || E >= R.Fallback.size())
+        continue;
+      R.Fallback[B] = ';';
+      for (unsigned I = B + 1; I <= E; ++I)
+        if (R.Fallback[I] != '\n')
+          R.Fallback[I] = ' ';
+    }
   }
 
 private:
@@ -342,6 +497,11 @@ public:
         for (auto &H : R.Headers)
           if (OptionalFileEntryRef HF = CI.getFileManager().getOptionalFileRef(H.first))
             SM.overrideFileContents(*HF, llvm::MemoryBuffer::getMemBufferCopy(H.second, H.first));
+      }
+      if (!OK && !R.Fallback.empty()) {
+        SM.overrideFileContents(*FE,
+                                llvm::MemoryBuffer::getMemBufferCopy(R.Fallback, FE->getName()));
+        SM.setMainFileID(SM.createFileID(*FE, SourceLocation(), SrcMgr::C_User));
       }
     } else {
       Lowered = (Kernel ? kernelKeywordDefines() : std::string()) + "#line 1 \"" +

@@ -290,6 +290,29 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
                           : Arg[0].Text);
     C.WordLocs.push_back(Arg[0].Loc);
     return true;
+  case ArgKind::Path: {
+    if (Arg.size() == 1 && Arg[0].Kind == tok::string_literal) {
+      std::string Path = Arg[0].Text.substr(1, Arg[0].Text.size() - 2);
+      if (Path.empty() || Arg[0].Text[0] != '"')
+        return fail(Arg[0].Loc, "expected a file name in '" + Name + "'");
+      C.Words.push_back(Path);
+      C.WordLocs.push_back(Arg[0].Loc);
+      return true;
+    }
+    // A bare name (kernels/saxpy.cl) comes as several tokens, written without spaces.
+    std::string Path;
+    for (size_t K = 0; K < Arg.size(); ++K) {
+      if (Arg[K].Kind == tok::string_literal || Arg[K].Kind == tok::comma ||
+          (K > 0 && Arg[K].Loc != Arg[K - 1].Loc.getLocWithOffset(Arg[K - 1].Text.size())))
+        return fail(Arg[K].Loc, "expected a file name in '" + Name +
+                                    "' (write a name with spaces or commas as a string "
+                                    "literal)");
+      Path += Arg[K].Text;
+    }
+    C.Words.push_back(Path);
+    C.WordLocs.push_back(Arg[0].Loc);
+    return true;
+  }
   case ArgKind::Keyword:
   case ArgKind::KeywordList: {
     std::vector<Toks> Items = splitCommas(Arg);
@@ -383,6 +406,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
       if (Prev.Info->Kind == C.Info->Kind &&
           (C.Info->Arg == ArgKind::None || C.Info->Arg == ArgKind::Expr ||
            C.Info->Arg == ArgKind::Name || C.Info->Arg == ArgKind::Keyword ||
+           C.Info->Arg == ArgKind::Path ||
            C.Info->Arg == ArgKind::KeywordList || C.Info->Kind == ClauseKind::Ndrange)) {
         Diags.error(Name.Loc, "clause '" + Name.Text + "' appears twice");
         OK = false;

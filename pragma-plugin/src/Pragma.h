@@ -85,8 +85,14 @@ struct Pragma {
   std::vector<Clause> Clauses;
   std::string CriticalName;
   bool Valid = false;
+  bool Operator = false;        // written _Pragma("..."): Begin..End is its text, or the
+                                // macro invocation that expands to it
   // Identifiers in clause arguments (for captures of enclosing inline tasks).
   std::vector<std::string> Identifiers;
+  // Single-source OpenCL: a task pragma after 'target device(opencl)' followed by a kernel
+  // definition. The private parse skips the body (OpenCL C, not host code) and sees a
+  // declaration; these locate the kernel's first token, its '{' and its '}'.
+  clang::SourceLocation KernelBegin, KernelOpen, KernelClose;
 
   const Clause *find(ClauseKind K) const {
     for (const Clause &C : Clauses)

@@ -17,6 +17,7 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
+             single_source.c
              cxx_functions.cpp cxx_inline.cpp cxx_more.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
@@ -95,6 +96,10 @@ endfunction()
 set(p ${plugin_dir}/programs)
 nanort_plugin_program(function_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/function_tasks.c)
 nanort_plugin_program(inline_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/inline_tasks.c)
+nanort_plugin_program(nested_inline_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/nested_inline.c)
+nanort_plugin_program(pragma_operator_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/pragma_operator.c)
 nanort_plugin_program(priority_c nanocc "NANORT_CPU_WORKERS=1" -Wall ${p}/priority.c)
 nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall ${p}/tasks.cpp)
 nanort_plugin_program(opencl_saxpy_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
@@ -103,6 +108,23 @@ set_tests_properties(plugin.run.opencl_saxpy_c.gcc PROPERTIES LABELS "plugin;ope
 if(NOT NANORT_SANITIZE)
   set_tests_properties(plugin.run.opencl_saxpy_c.clang PROPERTIES LABELS "plugin;opencl")
 endif()
+nanort_plugin_program(opencl_target_clauses_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall ${p}/opencl_target_clauses.c ${p}/saxpy.cl
+                      --opencl-build-opts=-DSCALE=2.0f)
+nanort_plugin_program(opencl_single_source_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall ${p}/opencl_single_source.c)
+# device(opencl, smp): OpenCL where there is a device, the smp body where there is none.
+nanort_plugin_program(multi_device_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall ${p}/multi_device.c)
+nanort_plugin_program(multi_device_no_opencl_c nanocc
+                      "NANORT_CPU_WORKERS=2;NANORT_OPENCL_DEVICES=none" -Wall -DNO_OPENCL
+                      ${p}/multi_device.c)
+foreach(name opencl_target_clauses_c opencl_single_source_c multi_device_c)
+  set_tests_properties(plugin.run.${name}.gcc PROPERTIES LABELS "plugin;opencl")
+  if(NOT NANORT_SANITIZE)
+    set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")
+  endif()
+endforeach()
 nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/two_files_main.c
                       ${p}/two_files_task.c)
 
@@ -114,3 +136,18 @@ add_test(NAME plugin.golden.lowering.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c PROPERTIES LABELS plugin TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "lowered source as expected")
+
+# nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
+# plugin lowers in the compile). package.consumer covers the other path: the project's default
+# compiler compiles the source that clang 19 lowered. Not in sanitizer builds (the consumer is
+# built without the sanitizer runtime that the installed library needs).
+if(NOT NANORT_SANITIZE)
+  add_test(NAME plugin.package.clang
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/package/check.sh ${PROJECT_BINARY_DIR}
+                   ${plugin_bin}/package-clang ${NANORT_CLANG_C} ${NANORT_CLANG_CXX})
+  set_tests_properties(plugin.package.clang PROPERTIES
+    LABELS "plugin;package;opencl" TIMEOUT ${NANORT_TEST_TIMEOUT}
+    PASS_REGULAR_EXPRESSION
+      "annotated C: all results correct.*annotated C\\+\\+: all results correct"
+    FAIL_REGULAR_EXPRESSION "FAILED")
+endif()

@@ -21,9 +21,16 @@ void f(int *x) {
 void g(void) {}
 
 #define TASK _Pragma("omp task")
+#define TASK_AND_STATEMENT(v) _Pragma("omp task") v = 1;
+#define BAD_CLAUSE _Pragma("omp task inout(")
 void h(int *x) {
-  TASK // expected-error {{pragmas written with _Pragma or __pragma are not supported yet}}
+  TASK // a task, lowered
   *x = 2;
+  TASK_AND_STATEMENT(*x) // expected-error {{a macro that holds _Pragma("omp task ...") must expand to that _Pragma alone}}
+  BAD_CLAUSE // expected-error {{expected ')' to close 'inout('}}
+  *x = 3;
+  _Pragma("oss task inout(*x) priority(") // expected-error {{expected ')' to close 'priority('}}
+  *x = 4;
   // expected-error@+1 {{'#pragma omp task' must be followed by a function declaration or a statement}}
   #pragma omp task
 }

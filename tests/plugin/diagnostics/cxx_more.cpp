@@ -23,3 +23,10 @@ void f() {
   #pragma omp atomic
   c += 1;
 }
+
+struct WithKernel {
+  // expected-error@+2 {{a member function cannot have a device(opencl) version}}
+  #pragma omp target device(smp, opencl) ndrange(1, n)
+  #pragma omp task
+  void run(int n) { (void)n; }
+};

@@ -56,10 +56,30 @@ void f8(void) {}
 #pragma omp task
 void f9(void);
 
-// expected-error@+1 {{clause 'file' is not supported yet: give the .cl file to nanocc instead}}
-#pragma omp target device(opencl) file(k.cl)
+// expected-error@+1 {{expected a file name in 'file' (write a name with spaces or commas as a string literal)}}
+#pragma omp target device(opencl) ndrange(1, 1) file(my kernels.cl)
 #pragma omp task
 void f10(void);
+
+// expected-error@+1 {{expected a file name in 'file'}}
+#pragma omp target device(opencl) ndrange(1, 1) file("")
+#pragma omp task
+void f10b(void);
+
+// expected-error@+1 {{expected a file name in 'file' (write a name with spaces or commas as a string literal)}}
+#pragma omp target device(opencl) ndrange(1, 1) file(a.cl, b.cl)
+#pragma omp task
+void f10c(void);
+
+// expected-error@+1 {{clause 'name' appears twice}}
+#pragma omp target device(opencl) ndrange(1, 1) name(k1) name(k2)
+#pragma omp task
+void f10d(void);
+
+// expected-error@+1 {{expected a name or a string literal in 'name'}}
+#pragma omp target device(opencl) ndrange(1, 1) name(k + 1)
+#pragma omp task
+void f10e(void);
 
 // expected-error@+1 {{clause 'implements' is not supported yet}}
 #pragma omp target device(smp) implements(f1)

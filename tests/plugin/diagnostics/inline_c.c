@@ -8,9 +8,12 @@ void f(int n) {
   const int c = 2;
   #pragma omp task inout(x)
   {
-    // expected-error@+1 {{tasks and 'taskwait on' nested inside an inline task are not supported yet in C}}
-    #pragma omp task inout(x)
+    #pragma omp task inout(x) // nested tasks are lowered in C too
     x++;
+    // expected-error@+1 {{a task cannot apply to a declaration: put the statement in a block}}
+    #pragma omp task inout(*p)
+    void nested_declared(int *p);
+    nested_declared(&x);
   }
   // expected-error@+1 {{variable 'x' must be listed in a data-sharing clause (default(none))}}
   #pragma omp task default(none)

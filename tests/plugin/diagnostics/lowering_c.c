@@ -32,10 +32,40 @@ void twice(int *x) { *x *= 2; }
 #pragma omp task
 void k1(int n);
 
-// expected-error@+1 {{several devices in one target are not supported yet}}
+// expected-error@+2 {{device(smp) needs the body of 'k2' in this file (its smp version)}}
 #pragma omp target device(opencl, smp) ndrange(1, n, 1)
 #pragma omp task
 void k2(int n);
+
+// expected-error@+1 {{device 'opencl' appears twice in 'device'}}
+#pragma omp target device(opencl, smp, opencl) ndrange(1, n, 1)
+#pragma omp task
+void k2b(int n) { (void)n; }
+
+// expected-error@+1 {{device(cuda) is not supported by the plugin yet}}
+#pragma omp target device(smp, cuda)
+#pragma omp task
+void k2c(int n) { (void)n; }
+
+// expected-error@+1 {{clause 'name' needs device(opencl)}}
+#pragma omp target device(smp) name(other)
+#pragma omp task
+void k2d(int n) { (void)n; }
+
+// expected-error@+1 {{clause 'file' needs device(opencl)}}
+#pragma omp target file(k.cl)
+#pragma omp task
+void k2e(int n) { (void)n; }
+
+// expected-error@+1 {{cannot read the kernel file}}
+#pragma omp target device(opencl) ndrange(1, n) file(no_such_kernels.cl)
+#pragma omp task
+void k2f(int n);
+
+// expected-error@+2 {{a device(opencl) task must be a kernel declaration without a body}}
+#pragma omp target device(opencl) ndrange(1, n) name(k2g_kernel)
+#pragma omp task
+void k2g(int n) { (void)n; }
 
 // expected-error@+1 {{a device(opencl) kernel needs an 'ndrange' clause}}
 #pragma omp target device(opencl)
