@@ -280,7 +280,7 @@ TEST_F(Cuda, OutOfBoundsKernelStopsTheProgramNamingTheTask) {
         std::exit(0);  // not reached
       },
       ::testing::ExitedWithCode(EXIT_FAILURE),
-      "task 'write_out_of_bounds' \\(cuda_tasks_test.cpp:[0-9]+\\) failed on cuda0: .*"
+      "task 'write_out_of_bounds' \\(cuda_tasks_test.cpp:[0-9]+\\) failed on cuda[0-9]+: .*"
       "CUDA_ERROR_ILLEGAL_ADDRESS.*the program stops");
 }
 
