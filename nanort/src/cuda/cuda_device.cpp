@@ -225,6 +225,7 @@ class CudaDevice final : public Accelerator {
   dc::MemorySpace &memory() override { return *memory_; }
   CudaMemory &cuda_memory() { return *memory_; }
   bool completes_in_order() const override { return true; }  // one kernel stream
+  std::string pci_bus_id() const override { return info_.pci_bus_id; }
   bool is_fatal(const std::exception &error) const override {
     auto *cuda_error = dynamic_cast<const CudaError *>(&error);
     return cuda_error && cuda_error->sticky();

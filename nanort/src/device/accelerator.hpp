@@ -63,6 +63,10 @@ class Accelerator {
                                    const std::vector<dc::DataAccess> &data,
                                    const dc::Directory::Staging &staging) = 0;
 
+  // The device's PCI address ("0000:3b:00.0"), when the backend knows it: its manager thread
+  // runs on the cores near it.
+  virtual std::string pci_bus_id() const { return {}; }
+
   // True when launches complete in the order they were made (one in-order queue): the
   // manager then polls only the oldest one.
   virtual bool completes_in_order() const { return false; }

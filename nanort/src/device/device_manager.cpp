@@ -7,6 +7,7 @@
 
 #include "../observe/observer.hpp"
 #include "../runtime.hpp"
+#include "../topology/topology.hpp"
 #include "accelerator.hpp"
 
 namespace nanort::rt {
@@ -31,6 +32,9 @@ void DeviceManager::request_stop() {
 }
 
 void DeviceManager::run() {
+  // Near the device: its copies and completions involve the memory and the PCIe root of
+  // that socket (hwloc; nothing happens where the device's place is unknown).
+  runtime_.topology().bind_thread_near(accelerator_.pci_bus_id());
   const nanort_device_kind kind = accelerator_.kind();
   const bool in_order = accelerator_.completes_in_order();
   std::uint64_t idle_since = 0;  // when polling last found nothing to do

@@ -76,4 +76,14 @@ bool Topology::bind_thread_to_core(int index) const {
   return hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD) == 0;
 }
 
+bool Topology::bind_thread_near(const std::string &pci_bus_id) const {
+  hwloc_topology_t topo = hwloc_->topology;
+  if (!topo || pci_bus_id.empty()) return false;
+  hwloc_obj_t device = hwloc_get_pcidev_by_busidstring(topo, pci_bus_id.c_str());
+  if (!device) return false;
+  hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, device);
+  if (!near || !near->cpuset) return false;
+  return hwloc_set_cpubind(topo, near->cpuset, HWLOC_CPUBIND_THREAD) == 0;
+}
+
 }  // namespace nanort::rt

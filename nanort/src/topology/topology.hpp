@@ -32,6 +32,10 @@ class Topology {
   // Binds the calling thread to core 'index' modulo the number of cores. Returns false (and
   // leaves the thread as it was) if the system refuses.
   bool bind_thread_to_core(int index) const;
+  // Binds the calling thread to the cores nearest to the PCI device "0000:3b:00.0" (its NUMA
+  // node or package). False (the thread left as it was) when hwloc does not know the device
+  // or the system refuses.
+  bool bind_thread_near(const std::string &pci_bus_id) const;
 
  private:
   struct Hwloc;
