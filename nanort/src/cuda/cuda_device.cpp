@@ -22,18 +22,60 @@ namespace {
 // device's manager, a thread flushing in taskwait) sets it before its calls.
 void make_current(const Driver &cu, CUcontext context) { NANORT_CU_CHECK(cuCtxSetCurrent(context)); }
 
+// Events of one context, reused: creating one per operation costs more than the operation's
+// own launch. Shared by the device's memory space and every completion it made, so that the
+// last of them destroys the events.
+class EventPool {
+ public:
+  EventPool(const Driver &cu, CUcontext context) : cu_(cu), context_(context) {}
+  ~EventPool() {
+    cu_.cuCtxSetCurrent(context_);
+    for (CUevent event : free_) cu_.cuEventDestroy(event);
+  }
+  // An event recorded on 'stream' now.
+  CUevent record(CUstream stream) {
+    const Driver &cu = cu_;
+    CUevent event = nullptr;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (!free_.empty()) {
+        event = free_.back();
+        free_.pop_back();
+      }
+    }
+    if (!event) NANORT_CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+    const CUresult status = cu.cuEventRecord(event, stream);
+    if (status != CUDA_SUCCESS) {
+      give_back(event);
+      throw_error(status, "cuEventRecord(event, stream)", __FILE__, __LINE__);
+    }
+    return event;
+  }
+  void give_back(CUevent event) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    free_.push_back(event);
+  }
+  CUcontext context() const { return context_; }
+
+ private:
+  const Driver &cu_;
+  CUcontext context_;
+  std::mutex mutex_;
+  std::vector<CUevent> free_;
+};
+
 // An operation in flight: an event recorded after it on its stream.
 class EventCompletion final : public dc::Completion {
  public:
-  EventCompletion(const Driver &cu, CUcontext context, CUevent event, std::string what)
-      : cu_(cu), context_(context), event_(event), what_(std::move(what)) {}
+  EventCompletion(const Driver &cu, std::shared_ptr<EventPool> pool, CUevent event,
+                  std::string what)
+      : cu_(cu), pool_(std::move(pool)), event_(event), what_(std::move(what)) {}
   // A kernel's: its name has static storage, and the message is made only on failure.
-  EventCompletion(const Driver &cu, CUcontext context, CUevent event, const char *kernel_name)
-      : cu_(cu), context_(context), event_(event), kernel_name_(kernel_name) {}
-  ~EventCompletion() override {
-    cu_.cuCtxSetCurrent(context_);
-    cu_.cuEventDestroy(event_);
-  }
+  EventCompletion(const Driver &cu, std::shared_ptr<EventPool> pool, CUevent event,
+                  const char *kernel_name)
+      : cu_(cu), pool_(std::move(pool)), event_(event), kernel_name_(kernel_name) {}
+  // A recorded event may be recorded again at once: the driver keeps this use's place.
+  ~EventCompletion() override { pool_->give_back(event_); }
 
   bool poll() override {
     if (done_) return true;
@@ -49,11 +91,10 @@ class EventCompletion final : public dc::Completion {
     done_ = true;
   }
   CUevent event() const { return event_; }
-  CUcontext context() const { return context_; }
 
  private:
   const Driver &cu_;
-  CUcontext context_;
+  std::shared_ptr<EventPool> pool_;
   CUevent event_;
   std::string what_;
   const char *kernel_name_ = nullptr;
@@ -72,17 +113,6 @@ void wait_for(const Driver &cu, CUstream stream, dc::Dependencies after) {
   }
 }
 
-CUevent record(const Driver &cu, CUstream stream) {
-  CUevent event = nullptr;
-  NANORT_CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
-  const CUresult status = cu.cuEventRecord(event, stream);
-  if (status != CUDA_SUCCESS) {
-    cu.cuEventDestroy(event);
-    throw_error(status, "cuEventRecord(event, stream)", __FILE__, __LINE__);
-  }
-  return event;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Memory
 
@@ -91,7 +121,7 @@ class CudaMemory final : public dc::MemorySpace {
   CudaMemory(const Driver &cu, std::string name, const DeviceInfo &info, CUcontext context,
              CUstream to_device, CUstream to_host)
       : cu_(cu), name_(std::move(name)), info_(info), context_(context), to_device_(to_device),
-        to_host_(to_host) {}
+        to_host_(to_host), events_(std::make_shared<EventPool>(cu, context)) {}
 
   std::string name() const override { return name_ + " (" + info_.name + ")"; }
   std::size_t memory_size() const override { return info_.memory; }
@@ -176,10 +206,10 @@ class CudaMemory final : public dc::MemorySpace {
   CUcontext context() const { return context_; }
 
   dc::CompletionPtr finished(CUstream stream, std::string what) {
-    return std::make_shared<EventCompletion>(cu_, context_, record(cu_, stream), std::move(what));
+    return std::make_shared<EventCompletion>(cu_, events_, events_->record(stream), std::move(what));
   }
   dc::CompletionPtr kernel_finished(CUstream stream, const char *kernel_name) {
-    return std::make_shared<EventCompletion>(cu_, context_, record(cu_, stream), kernel_name);
+    return std::make_shared<EventCompletion>(cu_, events_, events_->record(stream), kernel_name);
   }
 
  private:
@@ -189,6 +219,7 @@ class CudaMemory final : public dc::MemorySpace {
   CUcontext context_;
   CUstream to_device_, to_host_;
   std::vector<CUcontext> peers_;  // contexts whose memory this one reads directly
+  std::shared_ptr<EventPool> events_;
 };
 
 // ---------------------------------------------------------------------------------------------
