@@ -2,7 +2,7 @@
 # headers), nanort::directory_cache and, when the pragma plugin is built, the function
 # nanort_annotate (cmake/NanortAnnotate.cmake).
 include(CMakePackageConfigHelpers)
-install(TARGETS nanort_runtime nanort_directory_cache
+install(TARGETS nanort_runtime nanort_directory_cache nanort_cuda_objects
         EXPORT nanortTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

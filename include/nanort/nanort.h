@@ -216,6 +216,13 @@ NANORT_API void nanort_task_discard(nanort_task *task);
 /* Whether the caller runs inside a final task (where new tasks run at once). */
 NANORT_API int nanort_in_final(void);
 
+/* Kernels linked in from objects that plain `nvcc -c` made: each object registers its fatbin
+ * image at start-up (through the nanort_cuda_objects library, which stands in for the entry
+ * points CUDA's runtime library would provide). Sites name them with a module of format
+ * NANORT_MODULE_CUDA_LINKED; the kernel is looked for in every image registered. The image
+ * must stay valid until the program ends. May be called before the runtime starts. */
+NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Waiting                                                                                  */
 /* ---------------------------------------------------------------------------------------- */

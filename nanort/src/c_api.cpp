@@ -279,6 +279,10 @@ void nanort_task_discard(nanort_task *task) {
   if (task) as_task(task)->drop_ref();
 }
 
+void nanort_cuda_register_image(const void *fatbin_image) {
+  if (fatbin_image) nanort::rt::register_linked_cuda_image(fatbin_image);
+}
+
 int nanort_in_final(void) {
   int result = 0;
   guarded([&] {

@@ -83,6 +83,31 @@ std::string to_mib(std::uint64_t bytes) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// CUDA images of linked objects
+
+namespace {
+std::mutex &linked_images_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<const void *> &linked_images() {
+  static std::vector<const void *> images;
+  return images;
+}
+}  // namespace
+
+void register_linked_cuda_image(const void *image) {
+  std::lock_guard<std::mutex> guard(linked_images_mutex());
+  std::vector<const void *> &images = linked_images();
+  if (std::find(images.begin(), images.end(), image) == images.end()) images.push_back(image);
+}
+
+std::vector<const void *> linked_cuda_images() {
+  std::lock_guard<std::mutex> guard(linked_images_mutex());
+  return linked_images();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Start and stop
 
 Runtime &Runtime::get() {

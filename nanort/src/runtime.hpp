@@ -35,6 +35,11 @@ namespace opencl {
 class ProgramCache;
 }
 
+// Fatbin images of objects made by nvcc -c, registered at start-up (before the runtime starts,
+// so kept apart from it); read by the CUDA backend for NANORT_MODULE_CUDA_LINKED modules.
+void register_linked_cuda_image(const void *image);
+std::vector<const void *> linked_cuda_images();
+
 // No device can run any implementation of a task.
 struct NoDeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;

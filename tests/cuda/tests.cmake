@@ -27,3 +27,16 @@ nanort_add_gtest(cuda_tasks LABEL cuda
   SOURCES cuda/cuda_tasks_test.cpp ${embedded}
   LIBS nanort_static OpenCL::OpenCL
   ENV NANORT_CPU_WORKERS=2)
+
+# Kernels from an object made by plain nvcc -c, linked with nanort_cuda_objects.
+set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)
+add_custom_command(OUTPUT ${linked_object}
+  COMMAND ${NANORT_NVCC} -c ${NANORT_TEST_CUDA_GENCODE} -o ${linked_object}
+          ${CMAKE_CURRENT_SOURCE_DIR}/cuda/linked_kernels.cu
+  DEPENDS cuda/linked_kernels.cu
+  COMMENT "nvcc -c: an object with kernels")
+nanort_add_gtest(cuda_linked LABEL cuda
+  SOURCES cuda/cuda_linked_test.cpp ${linked_object}
+  LIBS nanort::cuda_objects nanort::runtime
+  ENV NANORT_CPU_WORKERS=2)
+set_source_files_properties(${linked_object} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)

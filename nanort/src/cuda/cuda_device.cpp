@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "../runtime.hpp"
 #include "../task.hpp"
 #include "cuda_api.hpp"
 
@@ -346,18 +347,14 @@ class CudaDevice final : public Accelerator {
     bool all_known = false;          // 'sizes' holds every parameter
   };
 
-  CUmodule module_for(const nanort_kernel_module &module) {
+  // The module of one fatbin image on this GPU, loaded at the first call ('key' names it:
+  // the nanort_kernel_module, or a linked object's image).
+  CUmodule module_for(const void *key, const void *image, const std::string &origin) {
     const Driver &cu = cu_;
-    Loaded &loaded = modules_[&module];
+    Loaded &loaded = modules_[key];
     if (loaded.module) return loaded.module;
     if (!loaded.error.empty()) throw std::runtime_error(loaded.error);
-    const std::string origin = module.origin ? module.origin : "the embedded CUDA module";
-    if (module.format != NANORT_MODULE_CUDA_FATBIN || !module.image) {
-      loaded.error = origin + " is not a CUDA fatbin (objects linked from nvcc -c are not "
-                              "loaded yet)";
-      throw std::runtime_error(loaded.error);
-    }
-    const CUresult status = cu.cuModuleLoadData(&loaded.module, module.image);
+    const CUresult status = cu.cuModuleLoadData(&loaded.module, image);
     if (status != CUDA_SUCCESS) {
       loaded.module = nullptr;
       loaded.error = "loading " + origin + " on " + name_ + " (" + info_.name +
@@ -371,43 +368,69 @@ class CudaDevice final : public Accelerator {
     return loaded.module;
   }
 
+  // The modules a kernel module stands for: its fatbin, or every image that objects made by
+  // nvcc -c registered.
+  std::vector<CUmodule> modules_of(const nanort_kernel_module &module, std::string &origin) {
+    if (module.format == NANORT_MODULE_CUDA_FATBIN && module.image) {
+      origin = module.origin ? module.origin : "the embedded CUDA module";
+      return {module_for(&module, module.image, origin)};
+    }
+    if (module.format == NANORT_MODULE_CUDA_LINKED) {
+      origin = "the CUDA objects linked into the program";
+      const std::vector<const void *> images = linked_cuda_images();
+      if (images.empty())
+        throw std::runtime_error("no CUDA object registered its kernels: link the objects made "
+                                 "by nvcc -c together with nanort_cuda_objects");
+      std::vector<CUmodule> loaded;
+      for (const void *image : images)
+        loaded.push_back(module_for(image, image, "an object made by nvcc -c"));
+      return loaded;
+    }
+    throw std::runtime_error(std::string(module.origin ? module.origin : "the kernel module") +
+                             " is neither a CUDA fatbin nor linked CUDA objects");
+  }
+
   // A kernel by its name, or by the C++ mangling of that name (a kernel compiled as C++ and
   // declared from C): the one function whose mangled name starts with _Z<length><name>. The
-  // module's functions are listed rather than asked for by name, so that a C++ kernel costs no
+  // modules' functions are listed rather than asked for by name, so that a C++ kernel costs no
   // failing call (which tools such as compute-sanitizer report).
   Kernel &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
     const auto key = std::make_pair(&module, kernel_name);
     if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
     const Driver &cu = cu_;
-    CUmodule loaded = module_for(module);
-    unsigned count = 0;
-    NANORT_CU_CHECK(cuModuleGetFunctionCount(&count, loaded));
-    std::vector<CUfunction> functions(count);
-    if (count) NANORT_CU_CHECK(cuModuleEnumerateFunctions(functions.data(), count, loaded));
+    std::string origin;
+    const std::vector<CUmodule> modules = modules_of(module, origin);
     const std::string prefix = "_Z" + std::to_string(std::strlen(kernel_name)) + kernel_name;
     Kernel kernel;
     kernel.name = kernel_name;
     std::string listed;
     int mangled_matches = 0;
-    for (CUfunction function : functions) {
-      const char *name = nullptr;
-      if (cu.cuFuncGetName(&name, function) != CUDA_SUCCESS || !name) continue;
-      listed += (listed.empty() ? "" : ", ") + std::string(name);
-      if (std::strcmp(name, kernel_name) == 0) {
-        kernel.function = function;
-        mangled_matches = 0;
-        break;
+    bool exact = false;
+    for (CUmodule loaded : modules) {
+      unsigned count = 0;
+      NANORT_CU_CHECK(cuModuleGetFunctionCount(&count, loaded));
+      std::vector<CUfunction> functions(count);
+      if (count) NANORT_CU_CHECK(cuModuleEnumerateFunctions(functions.data(), count, loaded));
+      for (CUfunction function : functions) {
+        const char *name = nullptr;
+        if (cu.cuFuncGetName(&name, function) != CUDA_SUCCESS || !name) continue;
+        listed += (listed.empty() ? "" : ", ") + std::string(name);
+        if (std::strcmp(name, kernel_name) == 0) {
+          kernel.function = function;
+          exact = true;
+          break;
+        }
+        if (std::strncmp(name, prefix.c_str(), prefix.size()) == 0) {
+          kernel.function = function;
+          ++mangled_matches;
+        }
       }
-      if (std::strncmp(name, prefix.c_str(), prefix.size()) == 0) {
-        kernel.function = function;
-        ++mangled_matches;
-      }
+      if (exact) break;
     }
-    const std::string origin = module.origin ? module.origin : "the embedded CUDA module";
     if (!kernel.function)
       throw std::runtime_error("no kernel named '" + std::string(kernel_name) + "' in " + origin +
                                " (its kernels: " + (listed.empty() ? "none" : listed) + ")");
-    if (mangled_matches > 1)
+    if (!exact && mangled_matches > 1)
       throw std::runtime_error("kernel name '" + std::string(kernel_name) + "' is overloaded in " +
                                origin + " (" + listed + "): declare it extern \"C\"");
     return kernels_.emplace(key, std::move(kernel)).first->second;
@@ -436,7 +459,7 @@ class CudaDevice final : public Accelerator {
   CUstream compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
   std::unique_ptr<CudaMemory> memory_;
   // Manager thread only.
-  std::map<const nanort_kernel_module *, Loaded> modules_;
+  std::map<const void *, Loaded> modules_;  // by nanort_kernel_module or linked image
   std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;
 };
 
