@@ -38,8 +38,11 @@ using namespace clang;
 
 namespace nanort {
 
-const char *const KernelKeywords[] = {"__kernel", "__global", "__local", "__constant",
-                                      "__private", nullptr};
+// OpenCL C's address spaces and CUDA's execution and memory space specifiers: defined away in
+// host code that declares kernels with them.
+const char *const KernelKeywords[] = {"__kernel",   "__global",     "__local",     "__constant",
+                                      "__private",  "__global__",   "__device__",  "__host__",
+                                      "__shared__", "__constant__", "__managed__", nullptr};
 
 std::string escapeStringLiteral(StringRef In) {
   std::string Out;
@@ -55,6 +58,7 @@ std::string kernelKeywordDefines() {
   std::string S;
   for (const char *const *K = KernelKeywords; *K; ++K)
     S += std::string("#ifndef ") + *K + "\n#define " + *K + "\n#endif\n";
+  S += "#ifndef __launch_bounds__\n#define __launch_bounds__(...)\n#endif\n";
   return S;
 }
 
@@ -363,6 +367,7 @@ private:
   std::set<std::string> CriticalNames;
   std::map<std::string, std::string> FileModules; // file(...) path -> module variable
   std::string FileModuleDefs;                     // their definitions, in the prelude
+  bool UsesCuda = false;  // a device(cuda) task: the prelude declares nanort_cuda_program
   std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
@@ -465,6 +470,21 @@ bool Lowerer::onlyBlankBetween(SourceLocation A, SourceLocation B) const {
       bool Keyword = false;
       for (const char *const *K = KernelKeywords; *K; ++K)
         Keyword |= Word == *K;
+      if (Word == "__launch_bounds__") { // and its parenthesised arguments
+        while (E < T.size() && isspace((unsigned char)T[E]))
+          ++E;
+        if (E == T.size() || T[E] != '(')
+          return false;
+        for (int Depth = 0; E < T.size(); ++E) {
+          Depth += T[E] == '(' ? 1 : T[E] == ')' ? -1 : 0;
+          if (Depth == 0)
+            break;
+        }
+        if (E == T.size())
+          return false;
+        ++E;
+        Keyword = true;
+      }
       if (!Keyword)
         return false;
       I = E;
@@ -552,6 +572,20 @@ std::string Lowerer::prelude() const {
            " = 0;" + (CPP ? " }" : "") + "\n";
   }
   S += FileModuleDefs;
+  if (UsesCuda) {
+    // The program's CUDA fatbin, which nanocc / nanocxx / nanort_annotate embed from the .cu
+    // files they are given. Weak: a program linked without it fails when it creates a CUDA
+    // task, with a message that says what is missing.
+    S += std::string(CPP ? "extern \"C\" " : "extern ") +
+         "const nanort_kernel_module nanort_cuda_program __attribute__((weak));\n"
+         "static inline void nanort_need_cuda_program(const char *nanort_task, const char "
+         "*nanort_file, int nanort_line) {\n"
+         "  if ((const void *)&nanort_cuda_program == (const void *)0) {\n"
+         "    fprintf(stderr, \"nanort: %s:%d: task '%s' has a device(cuda) version, but the "
+         "program holds no CUDA kernels: give the .cu files to nanocc or nanocxx (or to "
+         "nanort_annotate's CUDA argument)\\n\", nanort_file, nanort_line, nanort_task);\n"
+         "    abort();\n  }\n}\n";
+  }
   if (!SourceKernels.empty()) {
     // The kernels defined in this file, in their order: one OpenCL program.
     S += "static const nanort_kernel_module nanort_source_module = {NANORT_ABI_VERSION, "
@@ -761,24 +795,37 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
         const std::string &D = Dev->Words[I];
         if (std::find(Devices.begin(), Devices.end(), D) != Devices.end())
           return error(Dev->WordLocs[I], "device '" + D + "' appears twice in 'device'");
-        if (D == "cuda")
-          return error(Dev->WordLocs[I], "device(cuda) is not supported by the plugin yet");
         Devices.push_back(D);
       }
     }
   }
-  bool OpenCL = std::find(Devices.begin(), Devices.end(), "opencl") != Devices.end();
-  bool Smp = std::find(Devices.begin(), Devices.end(), "smp") != Devices.end();
+  auto Has = [&](const char *D) {
+    return std::find(Devices.begin(), Devices.end(), D) != Devices.end();
+  };
+  bool OpenCL = Has("opencl"), Cuda = Has("cuda"), Smp = Has("smp");
+  bool Kernel = OpenCL || Cuda;
+  // The first kernel device named, for messages about kernels.
+  std::string KernelDevice;
+  for (const std::string &D : Devices)
+    if (D != "smp" && KernelDevice.empty())
+      KernelDevice = D;
   if (Target) {
     const Clause *Nd = Target->find(ClauseKind::Ndrange);
     if (OpenCL && !Nd)
       return error(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
-    if (!OpenCL)
-      for (const Clause &Cl : Target->Clauses)
-        if (Cl.Info->Kind == ClauseKind::Ndrange || Cl.Info->Kind == ClauseKind::Shmem ||
-            Cl.Info->Kind == ClauseKind::Name || Cl.Info->Kind == ClauseKind::File)
-          return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
-                                   "' needs device(opencl)");
+    if (Cuda && !Nd)
+      return error(Target->DirLoc, "a device(cuda) kernel needs an 'ndrange' clause (its "
+                                   "grid and block sizes)");
+    for (const Clause &Cl : Target->Clauses) {
+      if (Cl.Info->Kind == ClauseKind::File && !OpenCL)
+        return error(Cl.Loc, Cuda ? "clause 'file' needs device(opencl) (CUDA kernels come "
+                                    "from the .cu files given to nanocc or nanocxx)"
+                                  : "clause 'file' needs device(opencl)");
+      if (!Kernel && (Cl.Info->Kind == ClauseKind::Ndrange ||
+                      Cl.Info->Kind == ClauseKind::Shmem || Cl.Info->Kind == ClauseKind::Name))
+        return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
+                                 "' needs device(opencl) or device(cuda)");
+    }
     if (const Clause *NameCl = Target->find(ClauseKind::Name))
       KernelName = NameCl->Words[0];
     FileCl = Target->find(ClauseKind::File);
@@ -803,17 +850,20 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   // Single-source OpenCL: the private parse saw the kernel's declaration only.
   bool SingleSource = Task.KernelClose.isValid();
   FunctionDecl *Def = FD->getDefinition();
+  if (Cuda && !Smp && Def)
+    return Fail("a device(cuda) task must be a kernel declaration without a body (the "
+                "kernel is compiled by nvcc from a .cu file given to nanocc or nanocxx)");
   if (OpenCL && !Smp && Def)
     return Fail("a device(opencl) task must be a kernel declaration without a body, or a "
                 "'__kernel' function defined in this file (its body is OpenCL C)");
-  if (OpenCL && Method)
-    return Fail("a member function cannot have a device(opencl) version");
-  if (OpenCL && Smp && !Def)
+  if (Kernel && Method)
+    return Fail("a member function cannot have a device(" + KernelDevice + ") version");
+  if (Kernel && Smp && !Def)
     return Fail("device(smp) needs the body of '" + Name + "' in this file (its smp version)");
   bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
   if (FromHeader && (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))))
     return; // defined in another file: that file's compile renames it and adds the wrapper
-  if (!Def && !OpenCL)
+  if (!Def && !Kernel)
     return Fail("function task '" + Name + "' must be defined in this file, or declared with "
                 "its pragma in a header that the defining file includes");
   if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
@@ -828,6 +878,30 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
         (CPP || !T->isPointerType() || !T->getPointeeType()->isArrayType()))
       return Fail("variably modified parameter types are not supported yet");
   }
+  // Pointers named as the base of a dependence or copy clause: the kernels' buffers.
+  std::set<std::string> Named;
+  for (const Pragma *P : {&Task, Target})
+    if (P)
+      for (const Clause &Cl : P->Clauses)
+        for (const DepItem &D : Cl.Deps)
+          Named.insert(D.BaseVar);
+  if (Cuda)
+    for (ParmVarDecl *PV : FD->parameters()) {
+      SourceLocation L = PV->getLocation().isValid() ? PV->getLocation() : Task.DirLoc;
+      QualType T = PV->getType();
+      if (T->isReferenceType())
+        return error(L, "a device(cuda) kernel cannot take a reference parameter");
+      if (T->isPointerType() && (PV->getName().empty() || !Named.count(PV->getName().str())))
+        return error(L, "pointer parameter" +
+                            (PV->getName().empty() ? std::string()
+                                                   : " '" + PV->getName().str() + "'") +
+                            " of a device(cuda) kernel must be named in a dependence or copy "
+                            "clause (CUDA kernels get buffers only; dynamic shared memory is "
+                            "given with 'shmem' and declared 'extern __shared__' in the "
+                            "kernel)");
+    }
+  if (Cuda)
+    UsesCuda = true;
 
   unsigned N = ++Counter;
   std::string Id = std::to_string(N);
@@ -881,7 +955,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   // instantiation gets its own.
   std::string TemplateHead, TemplateArgs;
   if (Template) {
-    if (OpenCL)
+    if (Kernel)
       return Fail("a kernel cannot be a template");
     TemplateParameterList *TPL = Template->getTemplateParameters();
     for (NamedDecl *P : *TPL) {
@@ -953,11 +1027,6 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (OpenCL) {
     // Kernel arguments: buffers for pointers named in data clauses, __local memory for other
     // pointers, values for the rest.
-    std::set<std::string> Named;
-    for (const Pragma *P : {&Task, Target})
-      for (const Clause &Cl : P->Clauses)
-        for (const DepItem &D : Cl.Deps)
-          Named.insert(D.BaseVar);
     if (!FileCl && !SingleSource)
       C << (CPP ? "extern \"C\" " : "extern ")
         << "const nanort_kernel_module nanort_opencl_program;\n";
@@ -976,6 +1045,20 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << "{0, 0, NANORT_ARG_VALUE}";
     C << "};\n";
   }
+  if (Cuda) {
+    // Kernel arguments: buffers for pointers (each named in a data clause), values for the
+    // rest.
+    C << "static const nanort_kernel_arg nanort_cuda_args_" << Id << "[] = {";
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      QualType T = FD->getParamDecl(I)->getType();
+      C << (I ? ", " : "") << "{offsetof(" << ArgsType << ", " << PNames[I] << "), sizeof("
+        << decl(T, "") << "), "
+        << (T->isPointerType() ? "NANORT_ARG_BUFFER" : "NANORT_ARG_VALUE") << "}";
+    }
+    if (FD->getNumParams() == 0)
+      C << "{0, 0, NANORT_ARG_VALUE}";
+    C << "};\n";
+  }
   if (Smp) {
     C << "static void nanort_smp_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n  " << Body << "(";
@@ -989,6 +1072,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << (I ? ", " : "");
     if (Devices[I] == "smp")
       C << "{NANORT_DEVICE_SMP, nanort_smp_" << Id << ", 0, 0, 0, 0}";
+    else if (Devices[I] == "cuda")
+      C << "{NANORT_DEVICE_CUDA, 0, \"" << Code::escape(KernelName)
+        << "\", &nanort_cuda_program, nanort_cuda_args_" << Id << ", " << FD->getNumParams()
+        << "}";
     else
       C << "{NANORT_DEVICE_OPENCL, 0, \"" << Code::escape(KernelName) << "\", &" << Module
         << ", nanort_kernel_args_" << Id << ", " << FD->getNumParams() << "}";
@@ -1001,6 +1088,9 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
 
   // The wrapper: same name and signature, creates the task.
   C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
+  if (Cuda)
+    C << "nanort_need_cuda_program(\"" << Code::escape(Label) << "\", "
+      << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ");\n";
   C << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
     << ", sizeof(" << ArgsType << ")));\n";
   if (CPP) {

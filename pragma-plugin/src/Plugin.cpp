@@ -572,9 +572,11 @@ private:
   static AnalysisResult analyse(CompilerInstance &CI, bool Kernel) {
     AnalysisResult R;
     auto Inv = privateInvocation(CI, frontend::ParseSyntaxOnly);
-    if (Kernel)
+    if (Kernel) {
       for (const char *const *K = KernelKeywords; *K; ++K)
         Inv->getPreprocessorOpts().addMacroDef(std::string(*K) + "=");
+      Inv->getPreprocessorOpts().addMacroDef("__launch_bounds__(...)=");
+    }
     CompilerInstance A;
     A.setInvocation(Inv);
     A.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);

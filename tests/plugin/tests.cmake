@@ -8,6 +8,8 @@
 #   plugin.run.<program>.gcc    the same programs lowered to source and compiled by the
 #                               project's C/C++ compiler (the only variant in sanitizer builds,
 #                               where the programs are built with the sanitizers too)
+#   plugin.cuda.*               the wrappers' CUDA options, and a CUDA task without CUDA kernels
+#   plugin.package.*            nanort_annotate from the installed package (clang; CUDA kernels)
 #
 # The programs check their own results, print FAILED and exit non-zero when one is wrong.
 set(plugin_dir ${CMAKE_CURRENT_SOURCE_DIR}/plugin)
@@ -17,7 +19,7 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c
+             single_source.c cuda.c
              cxx_functions.cpp cxx_inline.cpp cxx_more.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
@@ -128,13 +130,82 @@ endforeach()
 nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/two_files_main.c
                       ${p}/two_files_task.c)
 
+# CUDA kernels (device(cuda)): the wrappers compile kernels/cuda_kernels.cu with nvcc into a
+# fatbin and embed it. cuda_saxpy_c needs a GPU: without one it prints why and exits with 77
+# (skipped). cuda_multi_device_c and cuda_kernels_cxx check their results here too: without a
+# GPU their smp versions run.
+if(NANORT_NVCC)
+  set(cuda_kernels ${p}/kernels/cuda_kernels.cu)
+  nanort_plugin_program(cuda_saxpy_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                        ${p}/cuda_saxpy.c ${cuda_kernels})
+  nanort_plugin_program(cuda_multi_device_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                        -Wall -Werror ${p}/cuda_multi_device.c ${cuda_kernels})
+  nanort_plugin_program(cuda_kernels_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                        ${p}/cuda_kernels.cpp ${cuda_kernels})
+  set(variants gcc)
+  if(NOT NANORT_SANITIZE)
+    list(APPEND variants clang)
+  endif()
+  foreach(variant ${variants})
+    set_tests_properties(plugin.run.cuda_saxpy_c.${variant} PROPERTIES
+                         LABELS "plugin;cuda" SKIP_RETURN_CODE 77)
+    set_tests_properties(plugin.run.cuda_multi_device_c.${variant} PROPERTIES
+                         LABELS "plugin;cuda;opencl")
+    set_tests_properties(plugin.run.cuda_kernels_cxx.${variant} PROPERTIES
+                         LABELS "plugin;cuda")
+  endforeach()
+  # --cuda-arch and NANORT_CUDA_ARCH choose the fatbin's architectures (PTX for the last).
+  add_test(NAME plugin.cuda.arch
+           COMMAND ${plugin_wrappers}/nanocc --show --cuda-arch=75,sm_86 ${p}/cuda_saxpy.c
+                   ${cuda_kernels} -o ${plugin_bin}/cuda_arch)
+  add_test(NAME plugin.cuda.arch_env
+           COMMAND ${plugin_wrappers}/nanocc --show ${p}/cuda_saxpy.c ${cuda_kernels}
+                   -o ${plugin_bin}/cuda_arch)
+  set_tests_properties(plugin.cuda.arch plugin.cuda.arch_env PROPERTIES
+                       LABELS plugin TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION
+                         "compute_75.?,code=sm_75 .*compute_86.?,code=sm_86 .*compute_86.?,code=compute_86")
+  set_tests_properties(plugin.cuda.arch_env PROPERTIES ENVIRONMENT "NANORT_CUDA_ARCH=75 86")
+  # nanort_annotate(... CUDA ...) from the installed package (annotate_cuda/), with the
+  # project's default compilers (the pragmas lowered to source by clang 19).
+  if(NOT NANORT_SANITIZE)
+    add_test(NAME plugin.package.cuda
+             COMMAND bash ${plugin_dir}/check_annotate_cuda.sh ${PROJECT_BINARY_DIR}
+                     ${plugin_bin}/package-cuda)
+    set_tests_properties(plugin.package.cuda PROPERTIES
+      LABELS "plugin;package;cuda;opencl" TIMEOUT ${NANORT_TEST_TIMEOUT}
+      PASS_REGULAR_EXPRESSION "all results correct.*all results correct"
+      FAIL_REGULAR_EXPRESSION "FAILED")
+  endif()
+endif()
+# A device(cuda) task in a program linked without CUDA kernels: a clear error when it is
+# created. (Built by the project's C compiler, with the sanitizers in sanitizer builds.)
+set(no_kernels_flags -I${plugin_dir}/programs)
+if(NANORT_SANITIZE)
+  list(APPEND no_kernels_flags -fsanitize=${NANORT_SANITIZE} -fno-omit-frame-pointer)
+endif()
+add_test(NAME plugin.cuda.no_kernels
+         COMMAND ${plugin_dir}/check_output.sh
+                 "cuda_multi_device.c:12: task 'add' has a device(cuda) version, but the program holds no CUDA kernels"
+                 -- ${plugin_dir}/run_program.sh ${plugin_wrappers}/nanocc
+                 ${plugin_bin}/cuda_no_kernels ${no_kernels_flags} ${p}/cuda_multi_device.c)
+set_tests_properties(plugin.cuda.no_kernels PROPERTIES LABELS plugin TIMEOUT 60
+                     ENVIRONMENT "NANORT_CPU_WORKERS=2;NANORT_CC=${CMAKE_C_COMPILER}"
+                     PASS_REGULAR_EXPRESSION "all expected diagnostics seen")
+
 # Golden test of the lowered source (tests/plugin/golden/*.expected).
 add_test(NAME plugin.golden.lowering.c
          COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
                  ${PROJECT_SOURCE_DIR}/include lowering.c lowering.c.expected
                  ${plugin_bin}/golden/lowering.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
-set_tests_properties(plugin.golden.lowering.c PROPERTIES LABELS plugin TIMEOUT 60
+add_test(NAME plugin.golden.cuda.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include cuda.c cuda.c.expected
+                 ${plugin_bin}/golden/cuda.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
+set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c PROPERTIES
+                     LABELS plugin TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "lowered source as expected")
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the

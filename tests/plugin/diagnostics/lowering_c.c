@@ -27,7 +27,7 @@ void twice(int *x);
 #pragma omp task inout(*x)
 void twice(int *x) { *x *= 2; }
 
-// expected-error@+1 {{device(cuda) is not supported by the plugin yet}}
+// A CUDA kernel (tests of device(cuda): cuda.c).
 #pragma omp target device(cuda) ndrange(1, n, 1)
 #pragma omp task
 void k1(int n);
@@ -42,7 +42,7 @@ void k2(int n);
 #pragma omp task
 void k2b(int n) { (void)n; }
 
-// expected-error@+1 {{device(cuda) is not supported by the plugin yet}}
+// expected-error@+1 {{a device(cuda) kernel needs an 'ndrange' clause}}
 #pragma omp target device(smp, cuda)
 #pragma omp task
 void k2c(int n) { (void)n; }
