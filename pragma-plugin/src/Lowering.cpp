@@ -923,7 +923,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (Params.empty())
     Params = CPP ? "" : "void";
   std::string Storage;
-  if (FD->getStorageClass() == SC_Static)
+  // A CUDA kernel only declared here: its wrapper has internal linkage, since an object made
+  // by nvcc -c that holds the kernel defines a global host stub of the same name.
+  if (FD->getStorageClass() == SC_Static ||
+      (Cuda && !FD->doesThisDeclarationHaveABody() && !Method))
     Storage += "static ";
   if (FD->isInlineSpecified())
     Storage += "inline ";
@@ -1124,6 +1127,15 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C.at(At);
     RW.InsertTextAfter(At, C.str());
   } else if (!Smp) {
+    if (Cuda && !FD->doesThisDeclarationHaveABody() && !Method) {
+      // The user's declaration gets internal linkage too, as its wrapper has (see Storage):
+      // a one-declaration extern "C" in front of it goes, as it cannot hold a static one.
+      SourceLocation Begin = SM.getExpansionLoc(FD->getBeginLoc());
+      if (auto *LS = dyn_cast<LinkageSpecDecl>(FD->getDeclContext()); LS && !LS->hasBraces())
+        RW.RemoveText(
+            CharSourceRange::getCharRange(SM.getExpansionLoc(LS->getBeginLoc()), Begin));
+      RW.InsertTextBefore(Begin, "static ");
+    }
     // After the kernel's declaration.
     SourceLocation End = SM.getExpansionRange(FD->getEndLoc()).getEnd();
     SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);

@@ -146,9 +146,19 @@ if(NANORT_NVCC)
   if(NOT NANORT_SANITIZE)
     list(APPEND variants clang)
   endif()
+  # Kernels from an object made by nvcc -c (built for the cuda tests), given as an object.
+  set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)
+  if(TARGET cuda_linked)
+    nanort_plugin_program(cuda_linked_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                          ${p}/cuda_linked.c ${linked_object})
+  endif()
   foreach(variant ${variants})
     set_tests_properties(plugin.run.cuda_saxpy_c.${variant} PROPERTIES
                          LABELS "plugin;cuda" SKIP_RETURN_CODE 77)
+    if(TARGET cuda_linked)
+      set_tests_properties(plugin.run.cuda_linked_c.${variant} PROPERTIES
+                           LABELS "plugin;cuda" SKIP_RETURN_CODE 77)
+    endif()
     set_tests_properties(plugin.run.cuda_multi_device_c.${variant} PROPERTIES
                          LABELS "plugin;cuda;opencl")
     set_tests_properties(plugin.run.cuda_kernels_cxx.${variant} PROPERTIES
