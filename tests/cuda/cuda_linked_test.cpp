@@ -4,19 +4,13 @@
 // only. Without an NVIDIA GPU each case reports SKIP.
 #include <gtest/gtest.h>
 #include <nanort/nanort.h>
+#include "status_checks.hpp"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace {
-
-#define ASSERT_OK(expr)                                                                 \
-  do {                                                                                  \
-    const nanort_status status_ = (expr);                                               \
-    ASSERT_EQ(status_, NANORT_SUCCESS) << #expr << ": " << nanort_status_string(status_) \
-                                       << ": " << nanort_last_error();                  \
-  } while (0)
 
 const nanort_kernel_module kLinked = {NANORT_ABI_VERSION, NANORT_MODULE_CUDA_LINKED, nullptr, 0,
                                       nullptr, nullptr};

@@ -7,6 +7,7 @@
 #endif
 #include <gtest/gtest.h>
 #include <nanort/nanort.h>
+#include "status_checks.hpp"
 
 #include <stdlib.h>
 
@@ -25,13 +26,6 @@ extern "C" const unsigned char test_kernels[];
 extern "C" const std::size_t test_kernels_size;
 
 namespace {
-
-#define ASSERT_OK(expr)                                                                 \
-  do {                                                                                  \
-    const nanort_status status_ = (expr);                                               \
-    ASSERT_EQ(status_, NANORT_SUCCESS) << #expr << ": " << nanort_status_string(status_) \
-                                       << ": " << nanort_last_error();                  \
-  } while (0)
 
 const nanort_kernel_module kModule = {NANORT_ABI_VERSION, NANORT_MODULE_CUDA_FATBIN,
                                       test_kernels, 0, nullptr, "tests/cuda/kernels.cu"};

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 #include <nanort/nanort.h>
+#include "status_checks.hpp"
 
 #include <stdlib.h>
 
@@ -37,20 +38,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-// Status checks that show the runtime's message on failure.
-#define ASSERT_OK(expr)                                                                 \
-  do {                                                                                  \
-    const nanort_status status_ = (expr);                                               \
-    ASSERT_EQ(status_, NANORT_SUCCESS) << #expr << ": " << nanort_status_string(status_) \
-                                       << ": " << nanort_last_error();                  \
-  } while (0)
-#define EXPECT_OK(expr)                                                                 \
-  do {                                                                                  \
-    const nanort_status status_ = (expr);                                               \
-    EXPECT_EQ(status_, NANORT_SUCCESS) << #expr << ": " << nanort_status_string(status_) \
-                                       << ": " << nanort_last_error();                  \
-  } while (0)
 
 namespace nanort_cl_test {
 
