@@ -4,7 +4,11 @@
 //   A. transfers: host -> device and device -> host through the directory, from malloc'd
 //      memory, against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory;
 //   B. per-task overhead: N tiny kernels through the runtime (a dependent chain; independent
-//      tasks) against a raw loop of cuLaunchKernel on one stream.
+//      tasks) against a raw loop of cuLaunchKernel on one stream;
+//   C. multi-GPU: the same independent compute-bound tasks (with their data moving to the GPUs
+//      and back) on GPU 0 alone and on every GPU, as the runtime spreads them.
+//
+// A and B place their tasks on GPU 0 (nanort_task_set_device), where the raw side runs.
 //
 // The raw side uses the same Driver API entry points as the runtime (loaded at run time), in
 // the GPU's primary context (which the runtime uses too) with a stream of its own. Without a
@@ -13,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -86,17 +91,33 @@ const nanort_kernel_arg kTouchArgs[] = {
 const nanort_task_impl kTouchImpl = {NANORT_DEVICE_CUDA, nullptr, "touch", &kModule, kTouchArgs, 3};
 const nanort_task_site kTouchSite = {NANORT_ABI_VERSION, "touch", __FILE__, __LINE__, &kTouchImpl, 1, nullptr};
 
+struct CrunchArgs {
+  float *x;
+  int n, rounds;
+};
+const nanort_kernel_arg kCrunchArgs[] = {
+    {offsetof(CrunchArgs, x), sizeof(void *), NANORT_ARG_BUFFER},
+    {offsetof(CrunchArgs, n), sizeof(int), NANORT_ARG_VALUE},
+    {offsetof(CrunchArgs, rounds), sizeof(int), NANORT_ARG_VALUE}};
+const nanort_task_impl kCrunchImpl = {NANORT_DEVICE_CUDA, nullptr, "crunch", &kModule, kCrunchArgs, 3};
+const nanort_task_site kCrunchSite = {NANORT_ABI_VERSION, "crunch", __FILE__, __LINE__, &kCrunchImpl, 1, nullptr};
+
+// 'device' >= 0: placed on that GPU; else wherever the runtime runs it. 'local' 0: one block of
+// 'threads'.
 template <class Args>
 void submit(const nanort_task_site &site, const Args &args,
             std::initializer_list<std::pair<const void *, std::size_t>> ins,
             std::initializer_list<std::pair<const void *, std::size_t>> outs,
-            nanort_access_mode out_mode, std::size_t threads) {
+            nanort_access_mode out_mode, std::size_t threads, int device = 0,
+            std::size_t local = 0) {
   nanort_task *t = nanort_task_create(&site, sizeof(Args));
   if (!t) die(std::string("nanort_task_create: ") + nanort_last_error());
   *static_cast<Args *>(nanort_task_args(t)) = args;
   for (auto [p, n] : ins) check_nanort(nanort_task_access(t, p, n, NANORT_IN), "access");
   for (auto [p, n] : outs) check_nanort(nanort_task_access(t, p, n, out_mode), "access");
-  check_nanort(nanort_task_set_ndrange(t, 1, &threads, &threads), "ndrange");
+  if (local == 0) local = threads;
+  check_nanort(nanort_task_set_ndrange(t, 1, &threads, &local), "ndrange");
+  if (device >= 0) nanort_task_set_device(t, NANORT_DEVICE_CUDA, device);
   check_nanort(nanort_task_submit(t), "submit");
 }
 
@@ -123,12 +144,13 @@ struct Raw {
 
 void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
   std::printf("\nA. Transfer bandwidth, GB/s (1 GB = 1e9 bytes), median of %d repetitions\n", reps);
-  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "MiB", "raw page", "", "raw pin",
-              "", "nanort", "", "nanort/pin", "");
-  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "", "write", "read", "write",
-              "read", "write", "read", "write", "read");
+  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "MiB", "raw page", "",
+              "raw pin", "", "nanort", "(staged)", "nanort", "(locked)", "locked/pin", "");
+  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "", "write", "read",
+              "write", "read", "write", "read", "write", "read", "write", "read");
   const std::size_t largest = *std::max_element(sizes_mib.begin(), sizes_mib.end()) << 20;
-  // Raw buffers, and nanort's x: malloc'd, touched first.
+  // Raw buffers, and nanort's x and locked: malloc'd, touched first; 'locked' is page-locked
+  // once through nanort_host_register.
   std::vector<unsigned char> pageable(largest, 1);
   void *pinned = nullptr;
   RAW(cuCtxSetCurrent(raw.context));
@@ -137,13 +159,22 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
   CUdeviceptr device = 0;
   RAW(cuMemAlloc(&device, largest));
   auto *x = static_cast<unsigned char *>(std::malloc(largest));
+  auto *locked = static_cast<unsigned char *>(std::malloc(largest));
   std::memset(x, 0, largest);
+  std::memset(locked, 0, largest);
+  const Clock::time_point lock_start = Clock::now();
+  check_nanort(nanort_host_register(locked, largest), "nanort_host_register");
+  const double lock_seconds = seconds_since(lock_start);
   unsigned char out[64] = {};
   auto gbps = [](std::size_t bytes, double s) { return s > 0 ? bytes / s * 1e-9 : 0.0; };
 
   for (std::size_t mib : sizes_mib) {
     const std::size_t bytes = mib << 20;
-    std::vector<double> rw_page, rr_page, rw_pin, rr_pin, miss, hit, flush, noflush;
+    std::vector<double> rw_page, rr_page, rw_pin, rr_pin;
+    struct Through {
+      unsigned char *x;
+      std::vector<double> miss, hit, flush, noflush;
+    } staged{x, {}, {}, {}, {}}, direct{locked, {}, {}, {}, {}};
     for (int rep = -1; rep < reps; ++rep) {
       auto timed = [&](std::vector<double> &into, auto &&body) {
         const Clock::time_point start = Clock::now();
@@ -159,44 +190,55 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
         RAW(cuStreamSynchronize(raw.stream)); });
       timed(rr_pin, [&] { RAW(cuMemcpyDtoHAsync(pinned, device, bytes, raw.stream));
         RAW(cuStreamSynchronize(raw.stream)); });
-      // nanort write: x valid on the host alone (the last taskwait flushed), new end values.
-      const auto first = static_cast<unsigned char>(3 + rep + 1), last = static_cast<unsigned char>(100 + rep + 1);
-      x[0] = first;
-      x[bytes - 1] = last;
-      const ProbeArgs probe{x, bytes - 1, out};
-      timed(miss, [&] {
-        submit(kProbeSite, probe, {{x, bytes}}, {{out, 64}}, NANORT_OUT, 1);
-        check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
-      });
-      timed(hit, [&] {
-        submit(kProbeSite, probe, {{x, bytes}}, {{out, 64}}, NANORT_OUT, 1);
-        check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
-      });
-      check_nanort(nanort_taskwait(), "taskwait");
-      check(out[0] == first && out[1] == last, "the probe did not see the host's new bytes");
-      // nanort read: a task writes x on the device; with and without the flush.
-      const TouchArgs touch{x, bytes - 1, static_cast<unsigned char>(7 + rep + 1)};
-      timed(noflush, [&] {
-        submit(kTouchSite, touch, {}, {{x, bytes}}, NANORT_OUT, 1);
-        check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
-      });
-      timed(flush, [&] {
-        submit(kTouchSite, touch, {}, {{x, bytes}}, NANORT_OUT, 1);
+      for (Through *through : {&staged, &direct}) {
+        unsigned char *const data = through->x;
+        // nanort write: data valid on the host alone (the last taskwait flushed), new ends.
+        const auto first = static_cast<unsigned char>(3 + rep + 1),
+                   last = static_cast<unsigned char>(100 + rep + 1);
+        data[0] = first;
+        data[bytes - 1] = last;
+        const ProbeArgs probe{data, bytes - 1, out};
+        timed(through->miss, [&] {
+          submit(kProbeSite, probe, {{data, bytes}}, {{out, 64}}, NANORT_OUT, 1);
+          check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
+        });
+        timed(through->hit, [&] {
+          submit(kProbeSite, probe, {{data, bytes}}, {{out, 64}}, NANORT_OUT, 1);
+          check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
+        });
         check_nanort(nanort_taskwait(), "taskwait");
-      });
-      check(x[0] == touch.v && x[bytes - 1] == touch.v, "the flush did not bring x back");
+        check(out[0] == first && out[1] == last, "the probe did not see the host's new bytes");
+        // nanort read: a task writes data on the device; with and without the flush.
+        const TouchArgs touch{data, bytes - 1, static_cast<unsigned char>(7 + rep + 1)};
+        timed(through->noflush, [&] {
+          submit(kTouchSite, touch, {}, {{data, bytes}}, NANORT_OUT, 1);
+          check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
+        });
+        timed(through->flush, [&] {
+          submit(kTouchSite, touch, {}, {{data, bytes}}, NANORT_OUT, 1);
+          check_nanort(nanort_taskwait(), "taskwait");
+        });
+        check(data[0] == touch.v && data[bytes - 1] == touch.v, "the flush did not bring data back");
+      }
     }
-    const double w = gbps(bytes, median(miss) - median(hit));
-    const double r = gbps(bytes, median(flush) - median(noflush));
+    auto write_rate = [&](const Through &t) { return gbps(bytes, median(t.miss) - median(t.hit)); };
+    auto read_rate = [&](const Through &t) { return gbps(bytes, median(t.flush) - median(t.noflush)); };
     const double pw = gbps(bytes, median(rw_pin)), pr = gbps(bytes, median(rr_pin));
-    std::printf("   %6zu | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f\n", mib,
-                gbps(bytes, median(rw_page)), gbps(bytes, median(rr_page)), pw, pr, w, r,
-                pw > 0 ? w / pw : 0, pr > 0 ? r / pr : 0);
+    const double lw = write_rate(direct), lr = read_rate(direct);
+    std::printf("   %6zu | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f\n",
+                mib, gbps(bytes, median(rw_page)), gbps(bytes, median(rr_page)), pw, pr,
+                write_rate(staged), read_rate(staged), lw, lr, pw > 0 ? lw / pw : 0,
+                pr > 0 ? lr / pr : 0);
   }
   std::printf("   nanort write = [probe task reading x after a flushing taskwait] - [the same task\n"
-              "   again, x on the GPU]; read = [task writing x + taskwait] - [the same + noflush];\n"
-              "   nanort's x is malloc'd (pageable), staged through pinned buffers.\n");
+              "   again, x on the GPU]; read = [task writing x + taskwait] - [the same + noflush].\n"
+              "   staged: x is malloc'd, copied through the runtime's pinned staging buffers;\n"
+              "   locked: x is malloc'd and page-locked once by nanort_host_register (%.1f ms for\n"
+              "   %zu MiB, %.2f GB/s), then copied directly.\n",
+              lock_seconds * 1e3, largest >> 20, gbps(largest, lock_seconds));
+  check_nanort(nanort_host_unregister(locked), "nanort_host_unregister");
   std::free(x);
+  std::free(locked);
   RAW(cuCtxSetCurrent(raw.context));
   RAW(cuMemFree(device));
   RAW(cuMemFreeHost(pinned));
@@ -221,7 +263,7 @@ void overhead(Raw &raw, int tasks, int reps) {
   }
   std::vector<int> x(kWidth, 0);
   std::vector<int> own(static_cast<std::size_t>(tasks) * 64, 0);  // 256-byte slots
-  std::vector<double> raw_chain, raw_own, nanort_chain, nanort_own;
+  std::vector<double> raw_chain, raw_own, nanort_chain, nanort_own, submit_chain, submit_own;
   for (int rep = -1; rep < reps; ++rep) {
     auto timed = [&](std::vector<double> &into, auto &&body) {
       const Clock::time_point start = Clock::now();
@@ -244,17 +286,22 @@ void overhead(Raw &raw, int tasks, int reps) {
       }
       RAW(cuStreamSynchronize(raw.stream));
     });
+    // (Also timed: the submitting loop alone, which runs while the GPU works.)
     timed(nanort_chain, [&] {
+      const Clock::time_point start = Clock::now();
       for (int i = 0; i < tasks; ++i)
         submit(kIncSite, IncArgs{x.data()}, {}, {{x.data(), kWidth * sizeof(int)}}, NANORT_INOUT,
                kWidth);
+      if (rep >= 0) submit_chain.push_back(seconds_since(start) / tasks * 1e6);
       check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
     });
     timed(nanort_own, [&] {
+      const Clock::time_point start = Clock::now();
       for (int i = 0; i < tasks; ++i) {
         int *slot = own.data() + static_cast<std::size_t>(i) * 64;
         submit(kIncSite, IncArgs{slot}, {}, {{slot, kWidth * sizeof(int)}}, NANORT_INOUT, kWidth);
       }
+      if (rep >= 0) submit_own.push_back(seconds_since(start) / tasks * 1e6);
       check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
     });
   }
@@ -275,8 +322,49 @@ void overhead(Raw &raw, int tasks, int reps) {
               rc > 0 ? nc / rc : 0);
   std::printf("   %-44s %8.2f   (+%.2f us, x%.2f)\n", "nanort independent (a buffer each)", no,
               no - ro, ro > 0 ? no / ro : 0);
+  std::printf("   %-44s %8.2f / %.2f\n", "  of which the submitting loop: chain / indep.",
+              median(submit_chain), median(submit_own));
   RAW(cuMemFree(chain));
   RAW(cuMemFree(slots));
+}
+
+// ---------------------------------------------------------------------------------------------
+// C. Multi-GPU
+
+void multi_gpu(int tasks, int reps) {
+  const int gpus = nanort_device_count(NANORT_DEVICE_CUDA);
+  constexpr int n = 1 << 20, rounds = 20000;  // 4 MiB per task; about a millisecond of work
+  std::printf("\nC. Multi-GPU: %d independent tasks, each %d MiB in and out (inout) and %d "
+              "multiply-adds per element,\n   taskwait (results home) included; ms, median of %d "
+              "runs\n", tasks, static_cast<int>(n * sizeof(float) >> 20), rounds, reps);
+  std::vector<std::vector<float>> blocks(static_cast<std::size_t>(tasks), std::vector<float>(n, 1.0f));
+  auto run = [&](int device) {
+    std::vector<double> times;
+    for (int rep = -1; rep < reps; ++rep) {
+      const Clock::time_point start = Clock::now();
+      for (auto &block : blocks)
+        submit(kCrunchSite, CrunchArgs{block.data(), n, rounds}, {},
+               {{block.data(), n * sizeof(float)}}, NANORT_INOUT, n, device, 256);
+      check_nanort(nanort_taskwait(), "taskwait");
+      if (rep >= 0) times.push_back(seconds_since(start) * 1e3);
+    }
+    return median(times);
+  };
+  const double one = run(0);
+  std::printf("   %-44s %8.2f\n", "GPU 0 alone (tasks placed there)", one);
+  if (gpus < 2) {
+    std::printf("   every GPU: SKIP: the runtime has %d GPU\n", gpus);
+    return;
+  }
+  const double all = run(-1);
+  std::printf("   %-44s %8.2f   (x%.2f)\n", ("all " + std::to_string(gpus) + " GPUs (runtime's "
+              "choice)").c_str(), all, all > 0 ? one / all : 0);
+  // Every run applied 'rounds' steps to every element: check one element against the host.
+  float expected = 1.0f;
+  const int runs = 2 * (reps + 1);
+  for (int r = 0; r < runs * rounds; ++r) expected = expected * 0.999f + 0.5f;
+  for (const auto &block : blocks)
+    check(std::fabs(block[n / 2] - expected) <= 1e-3f * std::fabs(expected), "crunch result");
 }
 
 std::vector<std::size_t> parse_sizes(const char *text) {
@@ -292,13 +380,14 @@ std::vector<std::size_t> parse_sizes(const char *text) {
 
 int main(int argc, char **argv) {
   std::vector<std::size_t> sizes = {1, 16, 64, 256};
-  int reps = 10, tasks = 10000;
+  int reps = 10, tasks = 10000, multi_tasks = 64;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
       sizes = {1, 4};
       reps = 2;
       tasks = 200;
+      multi_tasks = 4;
     } else if (a == "--sizes" && i + 1 < argc) {
       sizes = parse_sizes(argv[++i]);
     } else if (a == "--reps" && i + 1 < argc) {
@@ -316,8 +405,9 @@ int main(int argc, char **argv) {
     std::printf("cuda_bench: SKIP: %s\n", why.c_str());
     return 0;
   }
-  // The runtime on GPU 0 alone, one CPU worker (no CPU task runs here).
-  setenv("NANORT_CUDA_DEVICES", "0", 0);
+  // The runtime on every GPU (A and B place their tasks on GPU 0), one CPU worker (no CPU task
+  // runs here).
+  setenv("NANORT_CUDA_DEVICES", "all", 0);
   setenv("NANORT_OPENCL_DEVICES", "none", 0);
   setenv("NANORT_CPU_WORKERS", "1", 0);
   check_nanort(nanort_init(), "nanort_init");
@@ -342,6 +432,7 @@ int main(int argc, char **argv) {
   const Clock::time_point start = Clock::now();
   transfers(raw, sizes, reps);
   overhead(raw, tasks, reps);
+  multi_gpu(multi_tasks, std::min(reps, 5));
   std::printf("\n   total %.1f s\n", seconds_since(start));
   RAW(cuModuleUnload(raw.module));
   RAW(cuStreamDestroy(raw.stream));

@@ -12,3 +12,12 @@ extern "C" __global__ void touch(unsigned char *x, unsigned long long last, unsi
   x[0] = v;
   x[last] = v;
 }
+
+// Compute-bound work on x[0..n): 'rounds' dependent multiply-adds per element.
+extern "C" __global__ void crunch(float *x, int n, int rounds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  for (int r = 0; r < rounds; ++r) v = v * 0.999f + 0.5f;
+  x[i] = v;
+}

@@ -335,7 +335,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
                                       const void *source, std::size_t bytes,
                                       Dependencies after) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      !staging_ready(space))
+      space.memory->is_page_locked(source, bytes) || !staging_ready(space))
     return space.memory->write(target, offset, source, bytes, after);
   // Chunks go through the two staging buffers in turn: while one is copied to the device,
   // the next chunk is packed into the other.
@@ -357,7 +357,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
 CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::size_t offset,
                                      void *target, std::size_t bytes, Dependencies after) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      !staging_ready(space))
+      space.memory->is_page_locked(target, bytes) || !staging_ready(space))
     return space.memory->read(source, offset, target, bytes, after);
   // Two chunks in flight into the staging buffers; each is unpacked once it arrived and its
   // buffer takes the chunk after next. Done on return.
@@ -515,19 +515,32 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
 
 void Directory::finish(std::span<const DataAccess> accesses, Staging &staging) {
   std::lock_guard<std::mutex> guard(mutex_);
-  const SpaceId id = staging.space;
+  if (!staging.committed) record_writes(accesses, staging.space, nullptr);
+  unpin(staging);
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::commit_launched(std::span<const DataAccess> accesses, Staging &staging,
+                                const CompletionPtr &done) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  record_writes(accesses, staging.space, done);
+  staging.committed = true;
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+void Directory::record_writes(std::span<const DataAccess> accesses, SpaceId id,
+                              const CompletionPtr &until) {
   for (const DataAccess &access : accesses) {
     if (!access.writes) continue;
     access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
       fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
         f.valid = coherence_transition(f.valid, CoherenceEvent::Write, id, 0).valid;
         ++f.version;
-        f.pending.clear();
+        f.pending.clear();  // the copies into 'id' the writer waited for came before it
+        if (until) f.pending.emplace_back(id, until);
       });
     });
   }
-  unpin(staging);
-  tracked_.store(fragments_.size(), std::memory_order_release);
 }
 
 void Directory::abandon(Staging &staging) {

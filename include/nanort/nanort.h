@@ -205,6 +205,12 @@ NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, co
                                                  const size_t *local);
 /* Device implementations: dynamic shared (CUDA) or local (OpenCL) memory bytes. */
 NANORT_API void nanort_task_set_shmem(nanort_task *task, size_t bytes);
+/* Runs the task on one device: device 'index' (0, 1, ... in the order nanort-info lists them)
+ * of 'kind', with the task's implementation for that kind (for NANORT_DEVICE_SMP, any CPU
+ * worker; the index is not used). Submitting fails with NANORT_ERROR_NO_DEVICE when the task
+ * has no implementation for 'kind' or there is no such device. For placement made by hand (a
+ * static split of the work, tests); the scheduler places every other task. */
+NANORT_API void nanort_task_set_device(nanort_task *task, nanort_device_kind kind, int index);
 
 /* Hands the task to the runtime and consumes the handle, whatever the outcome. Fails with
  * NANORT_ERROR_NO_DEVICE when no device can run any implementation of the task. */
@@ -222,6 +228,21 @@ NANORT_API int nanort_in_final(void);
  * NANORT_MODULE_CUDA_LINKED; the kernel is looked for in every image registered. The image
  * must stay valid until the program ends. May be called before the runtime starts. */
 NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Host memory                                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Page-locks the ordinary host memory [address, address + bytes) for the GPUs (what
+ * cudaHostRegister does), so that task data in it moves between host and CUDA devices
+ * directly, at the full speed of the bus, instead of through the runtime's pinned staging
+ * buffers. Host memory the program page-locked itself (cudaMallocHost, cudaHostRegister) is
+ * used directly too. Locking costs time (the system pins every page), so it pays for arrays
+ * that move many times. The memory must stay allocated until nanort_host_unregister, which
+ * must come after a taskwait that covers the tasks using it. Does nothing without a CUDA GPU
+ * (OpenCL copies are staged either way). */
+NANORT_API nanort_status nanort_host_register(void *address, size_t bytes);
+NANORT_API nanort_status nanort_host_unregister(void *address);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Waiting                                                                                  */

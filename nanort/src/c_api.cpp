@@ -256,6 +256,12 @@ nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t 
   });
 }
 
+void nanort_task_set_device(nanort_task *task, nanort_device_kind kind, int index) {
+  if (!task) return;
+  as_task(task)->wanted_kind = as_int(kind);
+  as_task(task)->wanted_index = index;
+}
+
 void nanort_task_set_shmem(nanort_task *task, size_t bytes) {
   if (task) as_task(task)->shmem_bytes = bytes;
 }
@@ -290,6 +296,23 @@ int nanort_in_final(void) {
     return NANORT_SUCCESS;
   });
   return result;
+}
+
+nanort_status nanort_host_register(void *address, size_t bytes) {
+  if (!address || bytes == 0)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_host_register: NULL address or 0 bytes");
+  return guarded([&] {
+    Runtime::get().host_register(address, bytes);
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_host_unregister(void *address) {
+  if (!address) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_host_unregister: NULL address");
+  return guarded([&] {
+    Runtime::get().host_unregister(address);
+    return NANORT_SUCCESS;
+  });
 }
 
 nanort_status nanort_taskwait(void) {

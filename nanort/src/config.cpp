@@ -44,9 +44,10 @@ const std::vector<EnvVar> &environment_table() {
        "memory each device may hold for task data: a size (bytes, or with K, M, G), a percent "
        "of the device's memory, or a comma list of NAME=LIMIT for single devices (e.g. "
        "512M,opencl1=64K); past it, least recently used data is evicted"},
-      {"NANORT_DEVICE_IN_FLIGHT", "8",
+      {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
-       "while the device computes"},
+       "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "
+       "checked in groups), 8 for OpenCL devices"},
       {"NANORT_STAGING_THREADS", "auto",
        "threads copying between ordinary host memory and the pinned staging buffers of GPUs "
        "(1 to 64); auto: the logical CPUs, at least 2 and at most 16 (they sleep between copies)"},
@@ -164,7 +165,7 @@ Config read_config(std::vector<std::string> &warnings) {
 
   if (const char *v = std::getenv("NANORT_OPENCL_DEVICES")) config.opencl_devices = v;
   if (const char *v = std::getenv("NANORT_CUDA_DEVICES")) config.cuda_devices = v;
-  if (const char *v = std::getenv("NANORT_DEVICE_IN_FLIGHT"))
+  if (const char *v = std::getenv("NANORT_DEVICE_IN_FLIGHT"); v && std::strcmp(v, "auto") != 0)
     config.device_in_flight = static_cast<int>(parse_integer("NANORT_DEVICE_IN_FLIGHT", v, 1, 64));
   if (const char *v = std::getenv("NANORT_DEVICE_MEMORY"); v && *v)
     config.device_memory = parse_memory_limits(v);

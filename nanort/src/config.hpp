@@ -44,7 +44,7 @@ struct Config {
   std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp
   std::string cuda_devices = "all";     // selection, see cuda_device.hpp
-  int device_in_flight = 8;            // tasks staged or running per device
+  int device_in_flight = 0;            // tasks staged or running per device; 0: by device kind
   std::vector<MemoryLimit> device_memory;  // later entries win
   int staging_threads = 0;                 // 0: auto (the logical CPUs, 2 to 16)
   std::size_t staging_chunk = std::size_t(16) << 20;  // bytes per pinned staging buffer

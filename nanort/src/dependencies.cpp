@@ -56,7 +56,10 @@ DependencyDomain::~DependencyDomain() {
 void DependencyDomain::register_task(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   for (const Access &access : task->accesses) add_access(task, access);
-  if (--task->pending == 0) make_ready(task, ready);
+  if (--task->pending == 0)
+    make_ready(task, ready);
+  else
+    try_early(task, ready);
 }
 
 void DependencyDomain::add_access(Task *task, const Access &access) {
@@ -103,6 +106,40 @@ void DependencyDomain::link(Task *predecessor, Task *successor) {
   predecessor->successors.push_back(successor);
   ++successor->pending;
   ++edges_;
+  if (predecessor->launched_on >= 0) count_launched(successor, predecessor);
+}
+
+// Each edge is counted once: here when the predecessor was launched before the edge was made,
+// else by launched().
+void DependencyDomain::count_launched(Task *successor, const Task *predecessor) {
+  if (successor->early_device == -2) return;
+  const bool same_kind = successor->impl && predecessor->impl &&
+                         successor->impl->device == predecessor->impl->device &&
+                         successor->impl->device != NANORT_DEVICE_SMP;
+  if (!same_kind || successor->has_commutative ||
+      (successor->own_device >= 0 && successor->own_device != predecessor->launched_on) ||
+      (successor->early_device >= 0 && successor->early_device != predecessor->launched_on)) {
+    successor->early_device = -2;
+    return;
+  }
+  successor->early_device = predecessor->launched_on;
+  ++successor->pending_launched;
+}
+
+void DependencyDomain::try_early(Task *task, ReadyList &ready) {
+  if (task->early_released || task->early_device < 0 || task->pending != task->pending_launched)
+    return;
+  task->early_released = true;
+  ready.push_back(task);
+}
+
+void DependencyDomain::launched(Task *task, int device, ReadyList &ready) {
+  std::lock_guard<SpinLock> guard(lock_);
+  task->launched_on = device;
+  for (Task *successor : task->successors) {
+    count_launched(successor, task);
+    try_early(successor, ready);
+  }
 }
 
 void DependencyDomain::make_ready(Task *task, ReadyList &ready) {
@@ -149,8 +186,15 @@ void DependencyDomain::give_back_commutative(Task *task) {
 void DependencyDomain::release(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   task->released = true;
-  for (Task *successor : task->successors)
-    if (--successor->pending == 0) make_ready(successor, ready);
+  for (Task *successor : task->successors) {
+    if (task->launched_on >= 0 && successor->early_device == task->launched_on)
+      --successor->pending_launched;
+    if (--successor->pending == 0) {
+      if (!successor->early_released) make_ready(successor, ready);
+    } else {
+      try_early(successor, ready);
+    }
+  }
   task->successors.clear();
   if (task->has_commutative) {
     give_back_commutative(task);

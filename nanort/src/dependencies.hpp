@@ -44,6 +44,11 @@ class DependencyDomain {
   void register_task(Task *task, ReadyList &ready);
   // Called once 'task' is complete: successors whose last predecessor it was go to 'ready'.
   void release(Task *task, ReadyList &ready);
+  // Called once the kernel of 'task' is enqueued on device 'device' (a manager's number),
+  // whose kernels run one after another in launch order. A successor of the same device kind
+  // whose every unfinished predecessor was launched there can be launched behind them at
+  // once: it goes to 'ready' with early_released set and early_device naming the device.
+  void launched(Task *task, int device, ReadyList &ready);
   // Forgets all history; only valid when no sibling is live (after a taskwait).
   void clear();
 
@@ -70,6 +75,8 @@ class DependencyDomain {
 
   void add_access(Task *task, const Access &access);
   void link(Task *predecessor, Task *successor);
+  static void count_launched(Task *successor, const Task *predecessor);
+  static void try_early(Task *task, ReadyList &ready);
   void make_ready(Task *task, ReadyList &ready);
   bool try_take_commutative(Task *task);
   void give_back_commutative(Task *task);

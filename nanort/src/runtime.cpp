@@ -184,7 +184,8 @@ Runtime::Runtime() {
       managers_.push_back(std::make_unique<DeviceManager>(
           *this, accelerator, *directory_, static_cast<dc::SpaceId>(i + 1),
           per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
-          config_.device_in_flight));
+          config_.device_in_flight > 0 ? config_.device_in_flight
+          : accelerator.completes_in_order() ? 32 : 8));
     }
   }
 
@@ -272,6 +273,7 @@ Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
 
 bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
   if (!task->site) return true;  // internal tasks (taskwait on) have no body
+  if (task->wanted_kind >= 0) return choose_wanted_device(task, why_not);
   for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
     const nanort_task_impl &impl = task->site->impls[i];
     if (impl.device == NANORT_DEVICE_SMP && impl.smp_fn && device_count(NANORT_DEVICE_SMP) > 0) {
@@ -292,6 +294,37 @@ bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
   why_not += "; devices found: smp (" + std::to_string(device_count(NANORT_DEVICE_SMP)) +
              " workers), cuda (" + std::to_string(device_count(NANORT_DEVICE_CUDA)) +
              "), opencl (" + std::to_string(device_count(NANORT_DEVICE_OPENCL)) + ")";
+  return false;
+}
+
+// nanort_task_set_device: the implementation for that kind, on that one device.
+bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
+  const int kind = task->wanted_kind;
+  const char *kind_name = kind < NANORT_DEVICE_KIND_COUNT ? device_name(kind) : "unknown";
+  const nanort_task_impl *chosen = nullptr;
+  for (std::uint32_t i = 0; i < task->site->num_impls && !chosen; ++i)
+    if (static_cast<int>(task->site->impls[i].device) == kind) chosen = &task->site->impls[i];
+  if (!chosen) {
+    why_not = task->describe() + " was placed on a " + kind_name +
+              " device but has no implementation for it";
+    return false;
+  }
+  task->impl = chosen;
+  if (kind == NANORT_DEVICE_SMP) {
+    if (device_count(NANORT_DEVICE_SMP) > 0) return true;
+    why_not = task->describe() + " was placed on the CPU workers but there are none";
+    return false;
+  }
+  int seen = 0;
+  for (std::size_t i = 0; i < accelerators_.size(); ++i)
+    if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
+      task->own_device = static_cast<int>(i);
+      return true;
+    }
+  why_not = task->describe() + " was placed on " + kind_name + " device " +
+            std::to_string(task->wanted_index) + " but there are " +
+            std::to_string(kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0) +
+            " " + kind_name + " device(s)";
   return false;
 }
 
@@ -370,7 +403,11 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   std::size_t pushed = 0;
   bool creator_waits = false;
   for (Task *task : ready) {
-    if (is_device_task(task)) {
+    if (task->early_released) {  // behind its predecessors' kernels on that device
+      managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
+    } else if (task->own_device >= 0) {
+      managers_[static_cast<std::size_t>(task->own_device)]->push_own(task);
+    } else if (is_device_task(task)) {
       const nanort_device_kind kind = static_cast<nanort_device_kind>(task->impl->device);
       device_queues_[kind]->push(task);
       for (const auto &manager : managers_) manager->notify();
@@ -574,6 +611,40 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
   return collect_errors(current_task());
 }
 
+// One GPU registers for all (CUDA's portable registration); other kinds copy through their
+// staging buffers and need nothing. The ranges are kept, so that a wrong call is an error
+// that says what is wrong without a failing driver call.
+void Runtime::host_register(void *address, std::size_t bytes) {
+  const auto start = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard<std::mutex> guard(host_locked_mutex_);
+  auto next = host_locked_.lower_bound(start);
+  const bool overlaps = (next != host_locked_.end() && next->first < start + bytes) ||
+                        (next != host_locked_.begin() && std::prev(next)->second > start);
+  if (overlaps)
+    throw std::invalid_argument("nanort_host_register: the " + std::to_string(bytes) +
+                                " bytes overlap memory that nanort_host_register locked already");
+  for (const auto &accelerator : accelerators_)
+    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
+      accelerator->register_host(address, bytes);
+      break;
+    }
+  host_locked_.emplace(start, start + bytes);
+}
+
+void Runtime::host_unregister(void *address) {
+  std::lock_guard<std::mutex> guard(host_locked_mutex_);
+  const auto found = host_locked_.find(reinterpret_cast<std::uintptr_t>(address));
+  if (found == host_locked_.end())
+    throw std::invalid_argument("nanort_host_unregister: not an address nanort_host_register "
+                                "locked (or unlocked already)");
+  for (const auto &accelerator : accelerators_)
+    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
+      accelerator->unregister_host(address);
+      break;
+    }
+  host_locked_.erase(found);
+}
+
 int Runtime::device_count(nanort_device_kind kind) const {
   if (kind == NANORT_DEVICE_SMP) return cpu_ ? cpu_->workers() : 0;
   return device_counts_[kind];
@@ -689,6 +760,13 @@ void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, boo
   if (observer_->recording()) observer_->task_ran(lane, *task, start_ns, Observer::now_ns(), failed);
   task->destroy_args();
   finish_body(task, nullptr);
+}
+
+void Runtime::device_task_launched(Task *task, int device) {
+  if (task->accesses.empty()) return;  // nobody depends on it
+  ReadyList ready;
+  task->parent->child_domain->launched(task, device, ready);
+  push_ready(ready);
 }
 
 std::string Runtime::memory_summary() const {

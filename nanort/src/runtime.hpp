@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -64,6 +65,9 @@ class Runtime {
                             std::size_t count);
 
   int device_count(nanort_device_kind kind) const;
+  // nanort_host_register / nanort_host_unregister.
+  void host_register(void *address, std::size_t bytes);
+  void host_unregister(void *address);
   // The CPU worker running the calling task: a pool thread's index, or the last index for a
   // thread that runs tasks while it waits. -1 outside tasks and pool threads.
   int current_worker();
@@ -81,6 +85,9 @@ class Runtime {
   bool device_work_waiting(nanort_device_kind kind) const;
   std::vector<dc::DataAccess> device_data(const Task &task) const;
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
+  // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
+  // kernels in launch order: successors that can follow it there are handed to that device.
+  void device_task_launched(Task *task, int device);
 
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
@@ -93,6 +100,7 @@ class Runtime {
 
   void open_devices(std::vector<std::string> &warnings);
   bool choose_implementation(Task *task, std::string &why_not) const;
+  bool choose_wanted_device(Task *task, std::string &why_not) const;
   bool is_device_task(const Task *task) const;
   void acquire_host_data(Task *task);
   std::string memory_summary() const;
@@ -134,6 +142,8 @@ class Runtime {
   alignas(64) IdleWaiters idle_;
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
+  std::mutex host_locked_mutex_;
+  std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end
 };
 
 }  // namespace nanort::rt

@@ -59,6 +59,15 @@ struct Task {
   int pending = 1;  // unfinished predecessors, plus one until registration ends
   bool released = false;  // dependences released: successors no longer wait for it
   bool has_commutative = false;
+  // Early start behind kernels in flight on a device that runs its kernels in launch order
+  // (DependencyDomain::launched), guarded by the same lock: where the task's kernel was
+  // launched; for a successor, the one device its launched predecessors share (-1 none yet,
+  // -2 several, or one it cannot run on) and how many of its unfinished predecessors those are.
+  bool early_released = false;  // went to 'early_device' before its predecessors ended
+  int own_device = -1;          // the one device (manager number) it may run on, if chosen
+  int launched_on = -1;
+  int early_device = -1;
+  int pending_launched = 0;
 
   // Flags.
   bool undeferred = false;         // if(0): run by the creating thread
@@ -67,6 +76,8 @@ struct Task {
   bool args_constructed = false;   // site->args_destroy still owed
   std::atomic<bool> ready_for_creator{false};
   int ndrange_dims = 0;            // device launch: valid dimensions of the arrays below
+  int wanted_kind = -1;            // nanort_task_set_device: a nanort_device_kind, and index
+  int wanted_index = -1;
 
   unsigned char *args = nullptr;
   std::size_t args_size = 0;

@@ -133,31 +133,54 @@ struct Access {
 
 template <class Args>
 nanort_status submit(const Site &site, const Args &args, std::initializer_list<Access> accesses,
-                     std::size_t global, std::size_t local = 0, std::size_t shmem = 0) {
+                     std::size_t global, std::size_t local = 0, std::size_t shmem = 0,
+                     int device = -1) {
   nanort_task *task = nanort_task_create(site.get(), sizeof(Args));
   if (!task) return NANORT_ERROR_INVALID_ARGUMENT;
   *static_cast<Args *>(nanort_task_args(task)) = args;
   for (const Access &a : accesses) nanort_task_access(task, a.address, a.bytes, a.mode);
   nanort_task_set_ndrange(task, 1, &global, local ? &local : nullptr);
   if (shmem) nanort_task_set_shmem(task, shmem);
+  if (device >= 0)
+    nanort_task_set_device(task, static_cast<nanort_device_kind>(site.get()->impls[0].device), device);
   return nanort_task_submit(task);
 }
 
+// 'device' >= 0: placed on that device of the site's kind.
 nanort_status add(int *x, int v, int n, nanort_access_mode mode = NANORT_INOUT,
-                  const Site &site = kAdd) {
+                  const Site &site = kAdd, int device = -1) {
   return submit(site, AddArgs{x, v, n}, {{x, n * sizeof(int), mode}},
-                static_cast<std::size_t>(n), 128);
+                static_cast<std::size_t>(n), 128, 0, device);
 }
 
-// The directory's counters of the first CUDA device (cuda0).
-nanort::dc::TransferCounters cuda0_counters() {
-  auto &runtime = nanort::rt::Runtime::get();
-  const auto &accelerators = runtime.accelerators();
-  for (std::size_t i = 0; i < accelerators.size(); ++i)
-    if (accelerators[i]->name() == "cuda0")
-      return runtime.directory()->counters(static_cast<nanort::dc::SpaceId>(i + 1));
-  return {};
+// A CPU task that copies the last element of an array into a slot.
+struct PeekArgs {
+  const int *x;
+  int n;
+  int *slot;
+};
+void peek(void *args) {
+  auto *a = static_cast<PeekArgs *>(args);
+  *a->slot = a->x[a->n - 1];
 }
+const nanort_task_impl kPeekImpl = {NANORT_DEVICE_SMP, peek, nullptr, nullptr, nullptr, 0};
+const nanort_task_site kPeekSite = {NANORT_ABI_VERSION, "peek", __FILE__, __LINE__, &kPeekImpl, 1,
+                                    nullptr};
+
+// The directory's space of CUDA device 'k' (cudaK), 0 when there is none.
+nanort::dc::SpaceId cuda_space(int k) {
+  const auto &accelerators = nanort::rt::Runtime::get().accelerators();
+  for (std::size_t i = 0; i < accelerators.size(); ++i)
+    if (accelerators[i]->name() == "cuda" + std::to_string(k))
+      return static_cast<nanort::dc::SpaceId>(i + 1);
+  return 0;
+}
+nanort::dc::TransferCounters cuda_counters(int k) {
+  const nanort::dc::SpaceId space = cuda_space(k);
+  return space ? nanort::rt::Runtime::get().directory()->counters(space)
+               : nanort::dc::TransferCounters{};
+}
+nanort::dc::TransferCounters cuda0_counters() { return cuda_counters(0); }
 
 class Cuda : public ::testing::Test {
  protected:
@@ -315,22 +338,89 @@ TEST_F(Cuda, CudaAndOpenClKernelsOnOneArray) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 11) << i;
 }
 
-// Data made on one GPU and read on the other (directly where peer access works).
+// Data made on one GPU and used on the other: directly where peer access works, else
+// through the host. The tasks are placed (nanort_task_set_device), so the route is certain.
 TEST_F(Cuda, DataExchangedBetweenTwoGpus) {
   if (nanort_device_count(NANORT_DEVICE_CUDA) < 2) GTEST_SKIP() << "fewer than two GPUs";
-  // Two chains on two arrays keep both GPUs busy; then each array is read by the other GPU's
-  // next task (whichever GPU takes it, the results must hold).
   constexpr int n = 1 << 20;
+  constexpr std::uint64_t bytes = n * sizeof(int);
   std::vector<int> a(n, 0), b(n, 0);
   for (int k = 0; k < 20; ++k) {
-    ASSERT_OK(add(a.data(), 1, n));
-    ASSERT_OK(add(b.data(), 2, n));
+    ASSERT_OK(add(a.data(), 1, n, NANORT_INOUT, kAdd, 0));
+    ASSERT_OK(add(b.data(), 2, n, NANORT_INOUT, kAdd, 1));
+  }
+  ASSERT_OK(nanort_taskwait_noflush());
+  EXPECT_EQ(a[0], 0) << "host memory changed before the flush";
+  const auto before0 = cuda_counters(0), before1 = cuda_counters(1);
+  ASSERT_OK(add(a.data(), 100, n, NANORT_INOUT, kAdd, 1));  // a: cuda0 -> cuda1
+  ASSERT_OK(add(b.data(), 200, n, NANORT_INOUT, kAdd, 0));  // b: cuda1 -> cuda0
+  ASSERT_OK(nanort_taskwait_noflush());
+  const auto after0 = cuda_counters(0), after1 = cuda_counters(1);
+  EXPECT_EQ(after1.bytes_from_peer + after1.bytes_to_device -
+                (before1.bytes_from_peer + before1.bytes_to_device),
+            bytes);
+  EXPECT_EQ(after0.bytes_from_peer + after0.bytes_to_device -
+                (before0.bytes_from_peer + before0.bytes_to_device),
+            bytes);
+  auto &runtime = nanort::rt::Runtime::get();
+  const bool peers = runtime.directory()->memory(cuda_space(1)).can_copy_from(
+      runtime.directory()->memory(cuda_space(0)));
+  if (peers) {
+    EXPECT_EQ(after1.bytes_from_peer - before1.bytes_from_peer, bytes) << "a went GPU to GPU";
+    EXPECT_EQ(after0.bytes_from_peer - before0.bytes_from_peer, bytes) << "b went GPU to GPU";
   }
   ASSERT_OK(nanort_taskwait());
   for (int i = 0; i < n; i += 101) {
-    ASSERT_EQ(a[i], 20);
-    ASSERT_EQ(b[i], 40);
+    ASSERT_EQ(a[i], 120) << i;
+    ASSERT_EQ(b[i], 240) << i;
   }
+}
+
+// Dependent kernels are launched behind their predecessors on the GPU, before those end;
+// CPU tasks reading the array between them see exactly the kernels before them.
+TEST_F(Cuda, DependentKernelsQueuedBehindTheirPredecessors) {
+  constexpr int n = 4096, steps = 2000, every = 250;
+  std::vector<int> x(n, 0), seen(steps / every, -1);
+  for (int k = 1; k <= steps; ++k) {
+    ASSERT_OK(add(x.data(), 1, n));
+    if (k % every == 0) {
+      int *slot = &seen[static_cast<std::size_t>(k / every - 1)];
+      nanort_task *task = nanort_task_create(&kPeekSite, sizeof(PeekArgs));
+      ASSERT_NE(task, nullptr);
+      *static_cast<PeekArgs *>(nanort_task_args(task)) = PeekArgs{x.data(), n, slot};
+      ASSERT_OK(nanort_task_access(task, x.data(), n * sizeof(int), NANORT_IN));
+      ASSERT_OK(nanort_task_access(task, slot, sizeof(int), NANORT_OUT));
+      ASSERT_OK(nanort_task_submit(task));
+    }
+  }
+  ASSERT_OK(nanort_taskwait());
+  for (std::size_t j = 0; j < seen.size(); ++j)
+    EXPECT_EQ(seen[j], static_cast<int>((j + 1) * every)) << "read " << j;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], steps) << i;
+}
+
+// Host memory page-locked through nanort_host_register moves without staging, and the
+// results are right; unlocking twice is an error that says so.
+TEST_F(Cuda, PageLockedHostMemoryIsCopiedDirectly) {
+  constexpr int n = 1 << 22;  // 16 MiB: staged if it were not locked
+  std::vector<int> x(n, 1);
+  auto &directory = *nanort::rt::Runtime::get().directory();
+  nanort::dc::MemorySpace &gpu = directory.memory(cuda_space(0));
+  EXPECT_FALSE(gpu.is_page_locked(x.data(), n * sizeof(int)));
+  ASSERT_OK(nanort_host_register(x.data(), n * sizeof(int)));
+  EXPECT_TRUE(gpu.is_page_locked(x.data(), n * sizeof(int)));
+  for (int k = 0; k < 3; ++k) ASSERT_OK(add(x.data(), 1, n));
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; i += 37) ASSERT_EQ(x[i], 4) << i;
+  ASSERT_OK(add(x.data(), 10, n));  // back to the GPU after the flush, and home again
+  ASSERT_OK(nanort_taskwait());
+  for (int i = 0; i < n; i += 37) ASSERT_EQ(x[i], 14) << i;
+  ASSERT_OK(nanort_host_unregister(x.data()));
+  EXPECT_FALSE(gpu.is_page_locked(x.data(), n * sizeof(int)));
+  EXPECT_EQ(nanort_host_unregister(x.data()), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("not an address nanort_host_register locked"),
+            std::string::npos)
+      << nanort_last_error();
 }
 
 }  // namespace

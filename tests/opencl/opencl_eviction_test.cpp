@@ -62,18 +62,21 @@ class Eviction : public OnDevice {
 
 // 16 arrays of 16 KiB touched round robin by inout tasks, four rounds: the device holds at
 // most four, so every task misses, every result but the last four is written back when it
-// is evicted, and the values are right.
+// is evicted, and the values are right. (A round waits for the one before: otherwise the
+// device runs each array's next task right behind its kernel, and the order is no longer a
+// round robin.)
 TEST_P(Eviction, RoundRobinOverFourTimesTheLimit) {
   constexpr int arrays = 16, n = 4096, rounds = 4, tasks = arrays * rounds;
   constexpr std::uint64_t bytes = n * sizeof(int);
   ASSERT_EQ(nanort::rt::Runtime::get().directory()->capacity(1), kLimit);
   auto &data = array(arrays * n, 0);  // adjacent arrays: their ranges touch, never overlap
-  for (int r = 0; r < rounds; ++r)
+  for (int r = 0; r < rounds; ++r) {
     for (int a = 0; a < arrays; ++a) {
       int *x = data.data() + a * n;
       ASSERT_OK(Task(kAddIndex, AddArgs{x, 1000 * a + r, n}).inout(x, n).ndrange({n}, {64}).submit());
     }
-  ASSERT_OK(nanort_taskwait_noflush());
+    ASSERT_OK(nanort_taskwait_noflush());
+  }
   TransferCounters c = counters();
   EXPECT_EQ(c.misses, std::uint64_t(tasks)) << "LRU over a round robin four times the limit";
   EXPECT_EQ(c.hits, 0u);

@@ -188,6 +188,68 @@ TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
       ASSERT_EQ(c[j][i], expected_x(first[j], i) + 2 * expected_x(others[j], i)) << "output " << j;
 }
 
+// nanort_task_set_device: each producer runs on the device it names, a chain placed on the
+// last device stays there, and a consumer placed on the first device reads from the others.
+TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {
+  constexpr int n = 4096;
+  auto &x = data_.make<std::vector<std::vector<int>>>(2 * devices_, std::vector<int>(n, -1));
+  for (int k = 0; k < 2 * devices_; ++k)
+    ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x[k].data(), 1000 * k, n, 10})
+                  .out(x[k].data(), n)
+                  .ndrange({n}, {64})
+                  .on_device(NANORT_DEVICE_OPENCL, k % devices_)
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  for (int k = 0; k < 2 * devices_; ++k)
+    EXPECT_EQ(only_owner(x[k].data()), static_cast<SpaceId>(k % devices_ + 1)) << "array " << k;
+
+  // Consumers on device 0, each reading arrays made on device 0 and on another device.
+  auto &c = data_.make<std::vector<std::vector<int>>>(devices_ - 1, std::vector<int>(n, -1));
+  const TransferCounters before = directory().counters(1);
+  for (int d = 1; d < devices_; ++d) {
+    const int *a = x[0].data(), *b = x[d].data();
+    ASSERT_OK(Task(kMix, MixArgs{a, b, c[d - 1].data(), n})
+                  .in(a, n)
+                  .in(b, n)
+                  .out(c[d - 1].data(), n)
+                  .ndrange({n}, {64})
+                  .on_device(NANORT_DEVICE_OPENCL, 0)
+                  .submit());
+  }
+  ASSERT_OK(nanort_taskwait());
+  const TransferCounters after = directory().counters(1);
+  EXPECT_GE(after.bytes_from_peer + after.bytes_to_device -
+                (before.bytes_from_peer + before.bytes_to_device),
+            std::uint64_t(devices_ - 1) * n * sizeof(int))
+      << "each consumer's second input came from another device";
+  for (int d = 1; d < devices_; ++d)
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(c[d - 1][i], x[0][i] + 2 * x[d][i]) << "consumer " << d << " at " << i;
+}
+
+TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {
+  std::vector<int> x(64);
+  EXPECT_EQ(Task(kSlowIota, SlowIotaArgs{x.data(), 0, 64, 1})
+                .out(x.data(), 64)
+                .ndrange({64})
+                .on_device(NANORT_DEVICE_OPENCL, devices_)
+                .submit(),
+            NANORT_ERROR_NO_DEVICE);
+  const std::string message = nanort_last_error();
+  EXPECT_NE(message.find("opencl device " + std::to_string(devices_) + " but there are " +
+                         std::to_string(devices_)),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(Task(kSlowIota, SlowIotaArgs{x.data(), 0, 64, 1})
+                .out(x.data(), 64)
+                .ndrange({64})
+                .on_device(NANORT_DEVICE_CUDA, 0)
+                .submit(),
+            NANORT_ERROR_NO_DEVICE);
+  EXPECT_NE(std::string(nanort_last_error()).find("no implementation for it"), std::string::npos)
+      << nanort_last_error();
+}
+
 // The random mix of device and CPU tasks, now with every device taking tasks: blocks move
 // between devices as well as to and from the host.
 TEST_F(MultiDevice, RandomDeviceAndCpuTasksMatchSequentialRun) {

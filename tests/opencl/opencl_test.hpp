@@ -357,6 +357,10 @@ class Task {
     if (task_) nanort_task_set_label(task_, text);
     return *this;
   }
+  Task &on_device(nanort_device_kind kind, int index) {
+    if (task_) nanort_task_set_device(task_, kind, index);
+    return *this;
+  }
   Task &location(const char *file, int line) {
     if (task_) nanort_task_set_location(task_, file, line);
     return *this;

@@ -1241,4 +1241,39 @@ TEST(CApi, ManyIndependentTasks) {
   for (int i = 0; i < kTasks; ++i) ASSERT_EQ(slots[i], i + 1) << i;
 }
 
+// nanort_task_set_device: placed on the CPU workers, a task runs there; a device the runtime
+// lacks, or a kind the task has no implementation for, fails at submit naming the task.
+TEST(CApi, PlacedTasksRunWhereTheyArePlacedOrFailAtSubmit) {
+  long slot = 0;
+  nanort_task *task = make_task(set_long_site, SetLongArgs{&slot, 7, 0}, {{&slot, sizeof slot, NANORT_OUT}});
+  nanort_task_set_device(task, NANORT_DEVICE_SMP, 0);
+  ASSERT_EQ(nanort_task_submit(task), NANORT_SUCCESS) << nanort_last_error();
+  expect_taskwait_ok();
+  EXPECT_EQ(slot, 7);
+  task = make_task(set_long_site, SetLongArgs{&slot, 8, 0}, {{&slot, sizeof slot, NANORT_OUT}});
+  nanort_task_set_device(task, NANORT_DEVICE_CUDA, 0);
+  EXPECT_EQ(nanort_task_submit(task), NANORT_ERROR_NO_DEVICE);
+  const std::string message = nanort_last_error();
+  EXPECT_NE(message.find("set_long_site"), std::string::npos) << message;
+  EXPECT_NE(message.find("no implementation for it"), std::string::npos) << message;
+  expect_taskwait_ok();
+  EXPECT_EQ(slot, 7);
+}
+
+// nanort_host_register without a GPU locks nothing but keeps the rules: no overlap, unlock
+// once, no NULL.
+TEST(CApi, HostRegisterChecksItsArgumentsWithOrWithoutAGpu) {
+  std::vector<char> memory(1 << 16);
+  ASSERT_EQ(nanort_host_register(memory.data(), memory.size()), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(nanort_host_register(memory.data() + 100, 10), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("overlap"), std::string::npos) << nanort_last_error();
+  EXPECT_EQ(nanort_host_register(nullptr, 10), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_host_register(memory.data(), 0), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_host_unregister(memory.data()), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(nanort_host_unregister(memory.data()), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("not an address nanort_host_register locked"),
+            std::string::npos)
+      << nanort_last_error();
+}
+
 }  // namespace

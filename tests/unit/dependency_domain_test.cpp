@@ -56,12 +56,18 @@ class Domain : public ::testing::Test {
   }
 
   // Creates and registers a task; 'ready_' says what became ready.
-  Task *add(std::initializer_list<Access> accesses) {
+  Task *add(std::initializer_list<Access> accesses) { return add_on(nullptr, accesses); }
+  // The same for a task whose chosen implementation is 'impl'.
+  Task *add_on(const nanort_task_impl *impl, std::initializer_list<Access> accesses) {
     auto *task = new Task();
-    for (const Access &access : accesses) {
-      task->accesses.push_back(access);
+    task->impl = impl;
+    for (const Access &access : accesses) task->accesses.push_back(access);
+    return adopt(task);
+  }
+  // Registers a task built by the test.
+  Task *adopt(Task *task) {
+    for (const Access &access : task->accesses)
       if (access.mode == NANORT_COMMUTATIVE) task->has_commutative = true;  // as submit does
-    }
     tasks_.push_back(task);
     ReadyList ready;
     domain_.register_task(task, ready);
@@ -78,6 +84,19 @@ class Domain : public ::testing::Test {
     return ready_;
   }
 
+  // The kernel of 'task' was launched on in-order device 'device': the successors handed to
+  // that device before their predecessors end.
+  Tasks launched(Task *task, int device) {
+    ReadyList ready;
+    domain_.launched(task, device, ready);
+    ready_ = collect(ready);
+    for (Task *early : ready_) {
+      EXPECT_TRUE(early->early_released);
+      EXPECT_EQ(early->early_device, device);
+    }
+    return ready_;
+  }
+
   bool is_ready(Task *task) const { return ever_ready_.count(task) != 0; }
 
   DependencyDomain domain_;
@@ -88,7 +107,10 @@ class Domain : public ::testing::Test {
     Tasks result(ready.begin(), ready.end());
     for (Task *task : result) {
       EXPECT_TRUE(ever_ready_.insert(task).second) << "a task became ready twice";
-      EXPECT_EQ(task->pending, 0);
+      if (task->early_released)  // every predecessor left was launched on its device
+        EXPECT_EQ(task->pending, task->pending_launched);
+      else
+        EXPECT_EQ(task->pending, 0);
     }
     return result;
   }
@@ -527,6 +549,76 @@ TEST(DomainEdges, EdgesAreCountedWhenTheDomainGoes) {
   w->drop_ref();
   r1->drop_ref();
   r2->drop_ref();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Early start behind kernels launched on an in-order device
+
+const nanort_task_impl kCuda{NANORT_DEVICE_CUDA, nullptr, "k", nullptr, nullptr, 0};
+const nanort_task_impl kOpenCl{NANORT_DEVICE_OPENCL, nullptr, "k", nullptr, nullptr, 0};
+const nanort_task_impl kSmp{NANORT_DEVICE_SMP, nullptr, nullptr, nullptr, nullptr, 0};
+
+TEST_F(Domain, SuccessorFollowsItsLaunchedPredecessorOnTheDevice) {
+  Task *p = add_on(&kCuda, {inout(0, 100)});
+  Task *t = add_on(&kCuda, {inout(0, 100)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(launched(p, 3), Tasks{t});
+  EXPECT_TRUE(release(p).empty()) << "handed out twice";
+  EXPECT_EQ(t->pending, 0);
+  Task *u = add_on(&kCuda, {in(0, 100)});  // registered after t's launch is not known
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(launched(t, 3), Tasks{u});
+}
+
+TEST_F(Domain, SuccessorRegisteredAfterTheLaunchFollowsAtOnce) {
+  Task *p = add_on(&kCuda, {out(0, 100)});
+  EXPECT_TRUE(launched(p, 0).empty());
+  Task *t = add_on(&kCuda, {in(0, 50), in(50, 50)});
+  EXPECT_EQ(ready_, Tasks{t});
+  EXPECT_TRUE(t->early_released);
+  EXPECT_EQ(t->early_device, 0);
+  EXPECT_TRUE(release(p).empty());
+}
+
+TEST_F(Domain, NoEarlyStartAcrossDevicesOrKinds) {
+  Task *a = add_on(&kCuda, {out(0, 100)});
+  Task *b = add_on(&kCuda, {out(100, 100)});
+  Task *t = add_on(&kCuda, {in(0, 200)});
+  EXPECT_TRUE(launched(a, 0).empty());
+  EXPECT_TRUE(launched(b, 1).empty()) << "its predecessors run on two devices";
+  EXPECT_TRUE(release(a).empty());
+  EXPECT_EQ(release(b), Tasks{t});
+  EXPECT_FALSE(t->early_released);
+
+  Task *c = add_on(&kCuda, {out(300, 10)});
+  Task *o = add_on(&kOpenCl, {in(300, 10)});
+  EXPECT_TRUE(launched(c, 0).empty()) << "another kind of device";
+  EXPECT_EQ(release(c), Tasks{o});
+
+  Task *d = add_on(&kCuda, {out(400, 10)});
+  Task *h = add_on(&kSmp, {in(400, 10)});
+  EXPECT_TRUE(launched(d, 0).empty()) << "a CPU task";
+  EXPECT_EQ(release(d), Tasks{h});
+
+  Task *e = add_on(&kCuda, {out(500, 10)});
+  Task *placed = new Task();  // placed by the program on another device
+  placed->impl = &kCuda;
+  placed->own_device = 1;
+  placed->accesses.push_back(in(500, 10));
+  adopt(placed);
+  EXPECT_TRUE(launched(e, 0).empty()) << "placed elsewhere";
+  EXPECT_EQ(release(e), Tasks{placed});
+}
+
+TEST_F(Domain, EarlyStartWaitsForEveryOtherPredecessor) {
+  Task *c = add_on(&kSmp, {out(200, 10)});
+  Task *p = add_on(&kCuda, {out(0, 100)});
+  Task *t = add_on(&kCuda, {in(0, 100), in(200, 10)});
+  EXPECT_TRUE(launched(p, 2).empty()) << "the CPU task is not done";
+  EXPECT_EQ(release(c), Tasks{t});
+  EXPECT_TRUE(t->early_released) << "only the launched kernel left";
+  EXPECT_EQ(t->early_device, 2);
+  EXPECT_TRUE(release(p).empty());
 }
 
 }  // namespace

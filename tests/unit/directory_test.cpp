@@ -861,6 +861,51 @@ TEST(Directory, CopiesAreAsynchronousAndSharedWhileInFlight) {
   EXPECT_EQ(device.copies_made(), 1u);
 }
 
+// A kernel "in flight" that the test ends by hand.
+class KernelInFlight final : public Completion {
+ public:
+  bool poll() override { return done; }
+  void wait() override {
+    if (!done) throw std::logic_error("waited for a kernel the test has not ended");
+  }
+  bool done = false;
+};
+
+// commit_launched: the writes of a task still running are recorded at its launch, so that the
+// next task on the same device finds the data there (waiting for that kernel, no copy), and a
+// copy to the host waits for the kernel too.
+TEST(Directory, CommitAtLaunchLetsTheNextTaskFollowOnTheDevice) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(512);
+  const Accesses writer{inout(x.data(), x.size())};
+
+  Staging first;
+  ASSERT_EQ(directory.stage(kDev1, writer, first), StageResult::Staged);
+  for (const CompletionPtr &ready : first.ready) ready->wait();
+  int *d = on_device<int>(first, 0);
+  for (std::size_t i = 0; i < x.size(); ++i) d[i] += 1000;  // the kernel, done early
+  auto kernel = std::make_shared<KernelInFlight>();
+  directory.commit_launched(writer, first, kernel);
+  EXPECT_EQ(directory.fragment_at(x.data()).valid, bit(kDev1)) << "the device alone, at launch";
+  EXPECT_EQ(directory.fragment_at(x.data()).version, 1u);
+
+  Staging second;
+  ASSERT_EQ(directory.stage(kDev1, writer, second), StageResult::Staged);
+  ASSERT_EQ(second.ready.size(), 1u) << "the follower waits for the kernel in flight";
+  EXPECT_EQ(second.ready[0], kernel);
+  EXPECT_EQ(directory.counters(kDev1).copies, 1u) << "the follower copied nothing";
+  EXPECT_EQ(on_device<int>(second, 0), d) << "the same device bytes";
+
+  kernel->done = true;
+  directory.finish(writer, first);
+  EXPECT_EQ(directory.fragment_at(x.data()).version, 1u) << "finish() recorded the writes again";
+  directory.finish(writer, second);  // not committed: recorded at its end
+  EXPECT_EQ(directory.fragment_at(x.data()).version, 2u);
+  directory.flush();
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], static_cast<int>(i) + 1000) << i;
+}
+
 TEST(Directory, SlowCopiesBetweenDevicesAndBack) {
   HostSpaceOptions options1 = device_options("slow1"), options2 = device_options("slow2");
   options1.copy_delay = options2.copy_delay = 5ms;

@@ -23,7 +23,8 @@
   X(cuMemFree) X(cuMemGetInfo) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyHtoDAsync)         \
   X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuModuleLoadData)           \
   X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetFunctionCount)                         \
-  X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernel)
+  X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernel)        \
+  X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)
 
 namespace nanort::rt::cuda {
 

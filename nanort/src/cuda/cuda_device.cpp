@@ -3,6 +3,7 @@
 #include <nanort/dc/memory_space.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "../runtime.hpp"
+#include "../small_vector.hpp"
 #include "../task.hpp"
 #include "cuda_api.hpp"
 
@@ -71,10 +73,6 @@ class EventCompletion final : public dc::Completion {
   EventCompletion(const Driver &cu, std::shared_ptr<EventPool> pool, CUevent event,
                   std::string what)
       : cu_(cu), pool_(std::move(pool)), event_(event), what_(std::move(what)) {}
-  // A kernel's: its name has static storage, and the message is made only on failure.
-  EventCompletion(const Driver &cu, std::shared_ptr<EventPool> pool, CUevent event,
-                  const char *kernel_name)
-      : cu_(cu), pool_(std::move(pool)), event_(event), kernel_name_(kernel_name) {}
   // A recorded event may be recorded again at once: the driver keeps this use's place.
   ~EventCompletion() override { pool_->give_back(event_); }
 
@@ -87,8 +85,7 @@ class EventCompletion final : public dc::Completion {
   void wait() override {
     const CUresult status = cu_.cuEventSynchronize(event_);
     if (status != CUDA_SUCCESS)
-      throw CudaError(status, (kernel_name_ ? "kernel '" + std::string(kernel_name_) + "'" : what_) +
-                                  " failed with " + error_text(status));
+      throw CudaError(status, what_ + " failed with " + error_text(status));
     done_ = true;
   }
   CUevent event() const { return event_; }
@@ -98,14 +95,135 @@ class EventCompletion final : public dc::Completion {
   std::shared_ptr<EventPool> pool_;
   CUevent event_;
   std::string what_;
-  const char *kernel_name_ = nullptr;
   bool done_ = false;
 };
 
+// Kernels launched on one stream since the last event share one mark: an event recorded after
+// the last of them. Recording an event per kernel costs about as much as the launch itself;
+// in one stream a later event covers every earlier kernel, so the event is recorded only when
+// the mark is full, when the device's manager has nothing more to launch for now (seal()), or
+// when someone must wait for one of its kernels (wait, a stream of another device). Polling an
+// open mark records nothing: its kernels are not done.
+class LaunchMarks {
+ public:
+  struct Mark {
+    std::shared_ptr<EventPool> pool;
+    CUevent event = nullptr;  // recorded: guarded by the marks' lock, then read only
+    std::uint32_t kernels = 0;
+    std::atomic<bool> done{false};
+    ~Mark() {
+      if (event) pool->give_back(event);
+    }
+  };
+  static constexpr std::uint32_t kKernelsPerMark = 8;
+
+  LaunchMarks(const Driver &cu, std::shared_ptr<EventPool> pool, CUstream stream)
+      : cu_(cu), pool_(std::move(pool)), stream_(stream) {}
+
+  // The mark of a kernel just launched on the stream (manager thread).
+  std::shared_ptr<Mark> join() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (!open_) {
+      open_ = std::make_shared<Mark>();
+      open_->pool = pool_;
+    }
+    std::shared_ptr<Mark> mark = open_;
+    if (++mark->kernels == kKernelsPerMark) seal_locked();
+    return mark;
+  }
+  // The mark's event, recorded now if it was not yet (any thread).
+  CUevent event(Mark &mark) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (!mark.event) seal_locked();
+    return mark.event;
+  }
+  // The mark's event if it was recorded, else null (any thread).
+  CUevent recorded(Mark &mark) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return mark.event;
+  }
+  // Records the open mark's event, if there are kernels in it.
+  void seal() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (open_) seal_locked();
+  }
+  CUstream stream() const { return stream_; }
+
+ private:
+  void seal_locked() {
+    // Any thread may ask, with its own context current: record in the stream's context.
+    CUcontext previous = nullptr;
+    cu_.cuCtxGetCurrent(&previous);
+    if (previous != pool_->context()) cu_.cuCtxSetCurrent(pool_->context());
+    CUevent event = nullptr;
+    try {
+      event = pool_->record(stream_);
+    } catch (...) {
+      if (previous != pool_->context()) cu_.cuCtxSetCurrent(previous);
+      throw;
+    }
+    if (previous != pool_->context()) cu_.cuCtxSetCurrent(previous);
+    open_->event = event;
+    open_.reset();
+  }
+
+  const Driver &cu_;
+  std::shared_ptr<EventPool> pool_;
+  CUstream stream_;
+  std::mutex mutex_;
+  std::shared_ptr<Mark> open_;  // the kernels launched since the last event
+};
+
+// A kernel in flight: the mark it shares with the kernels launched next to it.
+class KernelCompletion final : public dc::Completion {
+ public:
+  KernelCompletion(const Driver &cu, std::shared_ptr<LaunchMarks> marks,
+                   std::shared_ptr<LaunchMarks::Mark> mark, const char *kernel_name)
+      : cu_(cu), marks_(std::move(marks)), mark_(std::move(mark)), kernel_name_(kernel_name) {}
+
+  bool poll() override {
+    if (mark_->done.load(std::memory_order_acquire)) return true;
+    CUevent event = marks_->recorded(*mark_);
+    if (!event) return false;  // launched with kernels still to come: not done
+    const CUresult status = cu_.cuEventQuery(event);
+    if (status == CUDA_ERROR_NOT_READY) return false;
+    if (status == CUDA_SUCCESS) mark_->done.store(true, std::memory_order_release);
+    return true;  // done, or failed (wait() reports it)
+  }
+  void wait() override {
+    if (mark_->done.load(std::memory_order_acquire)) return;
+    const CUresult status = cu_.cuEventSynchronize(marks_->event(*mark_));
+    if (status != CUDA_SUCCESS) {
+      // The event follows the kernels of one mark: any of them may be the one that failed.
+      const std::uint32_t others = mark_->kernels - 1;
+      throw CudaError(status, "kernel '" + std::string(kernel_name_) + "'" +
+                                  (others ? " (or one of the " + std::to_string(others) +
+                                                " kernels launched next to it)"
+                                          : std::string()) +
+                                  " failed with " + error_text(status));
+    }
+    mark_->done.store(true, std::memory_order_release);
+  }
+  CUstream stream() const { return marks_->stream(); }
+  CUevent event() { return marks_->event(*mark_); }
+
+ private:
+  const Driver &cu_;
+  std::shared_ptr<LaunchMarks> marks_;
+  std::shared_ptr<LaunchMarks::Mark> mark_;
+  const char *kernel_name_;  // static storage (the task site's)
+};
+
 // Makes 'stream' wait for 'after': events of the driver are waited for on the device, other
-// completions (another backend's) on the host.
+// completions (another backend's) on the host. A kernel launched earlier on the same stream
+// needs no wait at all.
 void wait_for(const Driver &cu, CUstream stream, dc::Dependencies after) {
   for (const dc::CompletionPtr &completion : after) {
+    if (auto *kernel = dynamic_cast<KernelCompletion *>(completion.get())) {
+      if (kernel->stream() == stream || kernel->poll()) continue;
+      NANORT_CU_CHECK(cuStreamWaitEvent(stream, kernel->event(), 0));
+      continue;
+    }
     if (completion->poll()) continue;
     if (auto *event = dynamic_cast<EventCompletion *>(completion.get()))
       NANORT_CU_CHECK(cuStreamWaitEvent(stream, event->event(), 0));
@@ -203,15 +321,33 @@ class CudaMemory final : public dc::MemorySpace {
     cu_.cuMemFreeHost(pinned.host);
   }
 
+  bool is_page_locked(const void *address, std::size_t bytes) override {
+    // cuPointerGetAttributes (unlike the singular form) answers "unknown" for ordinary memory
+    // instead of failing. Both ends locked: the range is, unless it spans two locked ranges
+    // with a hole between them, which would cost speed only (the driver copies pageable
+    // memory correctly).
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    for (const void *end : {address, static_cast<const void *>(
+                                         static_cast<const char *>(address) + bytes - 1)}) {
+      unsigned type = 0;
+      CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+      void *values[] = {&type};
+      if (cu.cuPointerGetAttributes(1, &attribute, values,
+                                    reinterpret_cast<CUdeviceptr>(end)) != CUDA_SUCCESS ||
+          type != CU_MEMORYTYPE_HOST)
+        return false;
+    }
+    return true;
+  }
+
   void add_peer(CUcontext peer) { peers_.push_back(peer); }
   CUcontext context() const { return context_; }
 
   dc::CompletionPtr finished(CUstream stream, std::string what) {
     return std::make_shared<EventCompletion>(cu_, events_, events_->record(stream), std::move(what));
   }
-  dc::CompletionPtr kernel_finished(CUstream stream, const char *kernel_name) {
-    return std::make_shared<EventCompletion>(cu_, events_, events_->record(stream), kernel_name);
-  }
+  const std::shared_ptr<EventPool> &events() const { return events_; }
 
  private:
   const Driver &cu_;
@@ -236,10 +372,12 @@ class CudaDevice final : public Accelerator {
     for (CUstream *stream : {&compute_, &to_device_, &to_host_})
       NANORT_CU_CHECK(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING));
     memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_);
+    marks_ = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_);
   }
   ~CudaDevice() override {
     cu_.cuCtxSetCurrent(context_);
     for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamSynchronize(stream);
+    marks_.reset();  // with memory_, the last owners of the event pool: gone before the context
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
@@ -257,7 +395,30 @@ class CudaDevice final : public Accelerator {
   dc::MemorySpace &memory() override { return *memory_; }
   CudaMemory &cuda_memory() { return *memory_; }
   bool completes_in_order() const override { return true; }  // one kernel stream
+  void flush_launches() override { marks_->seal(); }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
+  // Portable: one registration serves every context, so the runtime asks one GPU.
+  void register_host(void *address, std::size_t bytes) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    const CUresult status = cu.cuMemHostRegister(address, bytes, CU_MEMHOSTREGISTER_PORTABLE);
+    if (status == CUDA_SUCCESS) return;
+    const std::string what = "page-locking " + std::to_string(bytes) + " bytes of host memory "
+                             "failed with " + error_text(status);
+    if (status == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED || status == CUDA_ERROR_INVALID_VALUE)
+      throw std::invalid_argument(what);
+    throw CudaError(status, what);
+  }
+  void unregister_host(void *address) override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    const CUresult status = cu.cuMemHostUnregister(address);
+    if (status == CUDA_SUCCESS) return;
+    const std::string what = "unlocking host memory failed with " + error_text(status);
+    if (status == CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED || status == CUDA_ERROR_INVALID_VALUE)
+      throw std::invalid_argument(what + " (not an address nanort_host_register locked)");
+    throw CudaError(status, what);
+  }
   bool is_fatal(const std::exception &error) const override {
     auto *cuda_error = dynamic_cast<const CudaError *>(&error);
     return cuda_error && cuda_error->sticky();
@@ -280,8 +441,14 @@ class CudaDevice final : public Accelerator {
       throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' takes " +
                                std::to_string(kernel.sizes.size()) +
                                " parameter(s), the task passes " + std::to_string(count));
-    std::vector<void *> parameters(count);
-    std::vector<CUdeviceptr> addresses(count);
+    // Inline for the usual kernel (no allocation); 'addresses' is filled first so that the
+    // pointers to its elements stay put.
+    SmallVector<void *, 16> parameters;
+    SmallVector<CUdeviceptr, 16> addresses;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      parameters.push_back(nullptr);
+      addresses.push_back(0);
+    }
     for (std::uint32_t i = 0; i < count; ++i) {
       const nanort_kernel_arg &arg = impl.kernel_args[i];
       auto which = [&] {
@@ -324,7 +491,7 @@ class CudaDevice final : public Accelerator {
     wait_for(cu, compute_, staging.ready);
     const CUresult status = cu.cuLaunchKernel(
         kernel.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        static_cast<unsigned>(task.shmem_bytes), compute_, parameters.data(), nullptr);
+        static_cast<unsigned>(task.shmem_bytes), compute_, parameters.begin(), nullptr);
     if (status != CUDA_SUCCESS)
       throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
                                   std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
@@ -332,7 +499,7 @@ class CudaDevice final : public Accelerator {
                                   "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]) +
                                   ", " + std::to_string(task.shmem_bytes) +
                                   " bytes of shared memory) failed with " + error_text(status));
-    return memory_->kernel_finished(compute_, impl.kernel_name);
+    return std::make_shared<KernelCompletion>(cu, marks_, marks_->join(), impl.kernel_name);
   }
 
  private:
@@ -396,7 +563,12 @@ class CudaDevice final : public Accelerator {
   // failing call (which tools such as compute-sanitizer report).
   Kernel &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
     const auto key = std::make_pair(&module, kernel_name);
-    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+    if (last_kernel_ && last_key_ == key) return *last_kernel_;  // the usual case: same site
+    if (auto it = kernels_.find(key); it != kernels_.end()) {
+      last_key_ = key;
+      last_kernel_ = &it->second;
+      return it->second;
+    }
     const Driver &cu = cu_;
     std::string origin;
     const std::vector<CUmodule> modules = modules_of(module, origin);
@@ -433,7 +605,10 @@ class CudaDevice final : public Accelerator {
     if (!exact && mangled_matches > 1)
       throw std::runtime_error("kernel name '" + std::string(kernel_name) + "' is overloaded in " +
                                origin + " (" + listed + "): declare it extern \"C\"");
-    return kernels_.emplace(key, std::move(kernel)).first->second;
+    Kernel &found = kernels_.emplace(key, std::move(kernel)).first->second;
+    last_key_ = key;
+    last_kernel_ = &found;
+    return found;
   }
 
   // Bytes of parameter 'index', or 0 when the kernel has fewer parameters. Asked of the
@@ -458,9 +633,12 @@ class CudaDevice final : public Accelerator {
   CUcontext context_ = nullptr;
   CUstream compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
   std::unique_ptr<CudaMemory> memory_;
+  std::shared_ptr<LaunchMarks> marks_;  // of the kernel stream
   // Manager thread only.
   std::map<const void *, Loaded> modules_;  // by nanort_kernel_module or linked image
   std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;
+  std::pair<const nanort_kernel_module *, const char *> last_key_{};
+  Kernel *last_kernel_ = nullptr;  // in kernels_ (map nodes stay put)
 };
 
 }  // namespace

@@ -68,8 +68,18 @@ class Accelerator {
   virtual std::string pci_bus_id() const { return {}; }
 
   // True when launches complete in the order they were made (one in-order queue): the
-  // manager then polls only the oldest one.
+  // manager then polls only the oldest one, and launches a task's successors behind it.
   virtual bool completes_in_order() const { return false; }
+  // The manager has nothing more to launch for now: whatever the backend holds back to launch
+  // or record in groups, it does now, so that the launches made complete (CUDA: the event
+  // after the last kernels).
+  virtual void flush_launches() {}
+
+  // Page-locks host memory for this device and, where the backend can, for every device of
+  // its kind (nanort_host_register); throws what the driver said. Backends that cannot do
+  // nothing.
+  virtual void register_host(void * /*address*/, std::size_t /*bytes*/) {}
+  virtual void unregister_host(void * /*address*/) {}
 
   // True for an error after which the device cannot run anything more (CUDA's sticky errors:
   // an illegal address, a failed launch): the program stops with the task's name.

@@ -16,8 +16,8 @@ DeviceManager::DeviceManager(Runtime &runtime, Accelerator &accelerator,
                              dc::Directory &directory, dc::SpaceId space, int index_in_kind,
                              int lane, int in_flight)
     : runtime_(runtime), accelerator_(accelerator), directory_(directory), space_(space),
-      index_(index_in_kind), lane_(lane), in_flight_(static_cast<std::size_t>(in_flight)) {
-  running_.reserve(in_flight_);
+      index_(index_in_kind), lane_(lane), in_flight_(static_cast<std::size_t>(in_flight)),
+      in_order_(accelerator.completes_in_order()) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -31,12 +31,34 @@ void DeviceManager::request_stop() {
   idle_.notify_all();
 }
 
+void DeviceManager::push_own(Task *task) {
+  {
+    std::lock_guard<SpinLock> guard(early_lock_);
+    early_.push_back(task);
+    early_count_.store(early_.size(), std::memory_order_relaxed);
+  }
+  idle_.notify_all();
+}
+
+Task *DeviceManager::pop_early() {
+  if (early_count_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<SpinLock> guard(early_lock_);
+  if (early_.empty()) return nullptr;
+  Task *task = early_.front();
+  early_.pop_front();
+  early_count_.store(early_.size(), std::memory_order_relaxed);
+  return task;
+}
+
+bool DeviceManager::work_waiting() const {
+  return early_count_.load() > 0 || runtime_.device_work_waiting(accelerator_.kind());
+}
+
 void DeviceManager::run() {
   // Near the device: its copies and completions involve the memory and the PCIe root of
   // that socket (hwloc; nothing happens where the device's place is unknown).
   runtime_.topology().bind_thread_near(accelerator_.pci_bus_id());
   const nanort_device_kind kind = accelerator_.kind();
-  const bool in_order = accelerator_.completes_in_order();
   std::uint64_t idle_since = 0;  // when polling last found nothing to do
   for (;;) {
     bool progress = false;
@@ -46,14 +68,15 @@ void DeviceManager::run() {
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
         complete(finished);
         progress = true;
-      } else if (in_order) {
+      } else if (in_order_) {
         break;  // the later ones are not done either
       } else {
         ++i;
       }
     }
     while (running_.size() < in_flight_) {
-      Task *task = held_ ? held_ : runtime_.pop_device_task(kind, index_);
+      Task *task = held_ ? held_ : pop_early();
+      if (!task) task = runtime_.pop_device_task(kind, index_);
       if (!task) break;
       held_ = nullptr;
       const Started started = start(task);
@@ -67,9 +90,12 @@ void DeviceManager::run() {
       idle_since = 0;
       continue;
     }
+    // Nothing more to launch and nothing done: what the backend holds back goes now (once per
+    // pause; while work flows it groups launches).
+    if (idle_since == 0 && !running_.empty()) accelerator_.flush_launches();
     if (running_.empty() && !held_) {
-      if (stopping_.load() && !runtime_.device_work_waiting(kind)) return;
-      idle_.sleep_unless([&] { return stopping_.load() || runtime_.device_work_waiting(kind); });
+      if (stopping_.load() && !work_waiting()) return;
+      idle_.sleep_unless([&] { return stopping_.load() || work_waiting(); });
       continue;
     }
     // Kernels or copies in flight: poll, yielding, for a short while (completions of short
@@ -94,6 +120,12 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       return Started::Busy;
     staged = true;
     running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
+    if (in_order_) {
+      // The tasks after this one may be launched behind it now: its writes are recorded, and
+      // its successors that can run here come to this device.
+      directory_.commit_launched(running.data, running.staging, running.done);
+      runtime_.device_task_launched(task, static_cast<int>(space_) - 1);
+    }
   } catch (const std::exception &e) {
     if (accelerator_.is_fatal(e)) stop_program(task, e.what());
     if (staged) directory_.abandon(running.staging);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../idle_waiters.hpp"
+#include "../spin_lock.hpp"
 
 namespace nanort::rt {
 
@@ -33,6 +34,10 @@ class DeviceManager {
 
   // Wakes the thread if it sleeps (new ready work, or stopping).
   void notify() { idle_.notify_all(); }
+  // A task for this device alone: one launched behind the kernels it depends on (they run
+  // here, in launch order), or one placed here by the program. Taken before the tasks of the
+  // shared queue.
+  void push_own(Task *task);
   void request_stop();
 
  private:
@@ -47,6 +52,8 @@ class DeviceManager {
 
   void run();
   Started start(Task *task);
+  Task *pop_early();
+  bool work_waiting() const;
   void complete(Running &running);
   void fail(Task *task, const std::string &what, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
@@ -58,8 +65,12 @@ class DeviceManager {
   const int index_;  // among the devices of its kind
   const int lane_;   // in statistics and the trace
   const std::size_t in_flight_;
-  std::vector<Running> running_;
+  const bool in_order_;  // the accelerator completes its launches in order
+  std::deque<Running> running_;  // oldest first
   Task *held_ = nullptr;  // waits for device memory
+  SpinLock early_lock_;
+  std::deque<Task *> early_;  // guarded by early_lock_
+  std::atomic<std::size_t> early_count_{0};
   std::atomic<bool> stopping_{false};
   IdleWaiters idle_;
   std::thread thread_;

@@ -102,6 +102,7 @@ class Directory {
     std::vector<Placement> placements;  // one per access, in order
     std::vector<CompletionPtr> ready;   // the task starts once these are done
     std::vector<Allocation *> pinned;   // held until finish()
+    bool committed = false;             // commit_launched() recorded the writes
   };
   enum class StageResult { Staged, Busy };
 
@@ -122,6 +123,13 @@ class Directory {
   StageResult stage(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
   // The task staged in 'staging' is done: what it wrote is valid there alone.
   void finish(std::span<const DataAccess> accesses, Staging &staging);
+  // For a device that runs its kernels in launch order: the task staged in 'staging' was
+  // launched and 'done' completes with it. Its writes are recorded now, valid in that space
+  // alone and pending until 'done' (copies out of the space wait for it), so that the tasks
+  // after it can be staged and launched behind it on the same device before it ends.
+  // finish() then only unpins.
+  void commit_launched(std::span<const DataAccess> accesses, Staging &staging,
+                       const CompletionPtr &done);
   // Unpins without recording writes (the task never ran).
   void abandon(Staging &staging);
 
@@ -177,6 +185,8 @@ class Directory {
   void drop_stale(SpaceId space, std::uintptr_t start, std::uintptr_t end);
   Allocation &allocation_holding(SpaceId space, std::uintptr_t start, std::uintptr_t end);
   void unpin(Staging &staging);
+  // The bytes 'accesses' write are valid in 'id' alone, once 'until' is done (if given).
+  void record_writes(std::span<const DataAccess> accesses, SpaceId id, const CompletionPtr &until);
 
   // Copies are planned fragment by fragment (contiguous ones with the same ends join) and
   // then issued; issuing marks copies into devices as pending on their fragments.

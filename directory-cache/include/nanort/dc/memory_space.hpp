@@ -58,6 +58,9 @@ class MemorySpace {
   // True when copies from ordinary (pageable) host memory run slower than from pinned
   // memory, so that going through pinned staging buffers pays (GPUs; not CPU devices).
   virtual bool wants_staging() const { return false; }
+  // True when the host bytes [address, address + bytes) are page-locked for this device (the
+  // program or nanort_host_register locked them): copies then go direct, unstaged.
+  virtual bool is_page_locked(const void * /*address*/, std::size_t /*bytes*/) { return false; }
 
   // An allocation of 'bytes', or an empty buffer when the device is out of memory.
   virtual DeviceBuffer allocate(std::size_t bytes) = 0;
