@@ -263,7 +263,10 @@ void overhead(Raw &raw, int tasks, int reps) {
   }
   std::vector<int> x(kWidth, 0);
   std::vector<int> own(static_cast<std::size_t>(tasks) * 64, 0);  // 256-byte slots
-  std::vector<double> raw_chain, raw_own, nanort_chain, nanort_own, submit_chain, submit_own;
+  std::vector<double> raw_chain, raw_own, raw_pattern, nanort_chain, nanort_own, submit_chain,
+      submit_own, submit_raw;
+  CUevent events[4] = {};
+  for (CUevent &event : events) RAW(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
   for (int rep = -1; rep < reps; ++rep) {
     auto timed = [&](std::vector<double> &into, auto &&body) {
       const Clock::time_point start = Clock::now();
@@ -278,12 +281,31 @@ void overhead(Raw &raw, int tasks, int reps) {
       }
       RAW(cuStreamSynchronize(raw.stream));
     });
+    // The Driver API calls the runtime makes per kernel: the context set, the launch, an event
+    // after every 8th kernel, a query of the oldest event in flight after each launch.
+    timed(raw_pattern, [&] {
+      int recorded = 0, oldest = 0;
+      for (int i = 0; i < tasks; ++i) {
+        RAW(cuCtxSetCurrent(raw.context));
+        CUdeviceptr slot = slots + static_cast<CUdeviceptr>(i) * 256;
+        void *params[] = {&slot};
+        RAW(cuLaunchKernel(raw.inc, 1, 1, 1, kWidth, 1, 1, 0, raw.stream, params, nullptr));
+        if (i % 8 == 7) {
+          if (recorded - oldest == 4) RAW(cuEventSynchronize(events[oldest++ % 4]));
+          RAW(cuEventRecord(events[recorded++ % 4], raw.stream));
+        }
+        if (recorded > oldest && raw.cu.cuEventQuery(events[oldest % 4]) == CUDA_SUCCESS) ++oldest;
+      }
+      RAW(cuStreamSynchronize(raw.stream));
+    });
     timed(raw_own, [&] {
+      const Clock::time_point start = Clock::now();
       for (int i = 0; i < tasks; ++i) {
         CUdeviceptr slot = slots + static_cast<CUdeviceptr>(i) * 256;
         void *params[] = {&slot};
         RAW(cuLaunchKernel(raw.inc, 1, 1, 1, kWidth, 1, 1, 0, raw.stream, params, nullptr));
       }
+      if (rep >= 0) submit_raw.push_back(seconds_since(start) / tasks * 1e6);
       RAW(cuStreamSynchronize(raw.stream));
     });
     // (Also timed: the submitting loop alone, which runs while the GPU works.)
@@ -317,13 +339,16 @@ void overhead(Raw &raw, int tasks, int reps) {
   const double rc = median(raw_chain), ro = median(raw_own), nc = median(nanort_chain),
                no = median(nanort_own);
   std::printf("   %-44s %8.2f\n", "raw: cuLaunchKernel loop, one stream, one buffer", rc);
-  std::printf("   %-44s %8.2f\n", "raw: the same, a buffer slot each", ro);
+  std::printf("   %-44s %8.2f   (the launching loop: %.2f)\n", "raw: the same, a buffer slot each", ro,
+              median(submit_raw));
+  std::printf("   %-44s %8.2f\n", "raw: the same with the runtime's driver calls", median(raw_pattern));
   std::printf("   %-44s %8.2f   (+%.2f us, x%.2f)\n", "nanort chain (inout one buffer)", nc, nc - rc,
               rc > 0 ? nc / rc : 0);
   std::printf("   %-44s %8.2f   (+%.2f us, x%.2f)\n", "nanort independent (a buffer each)", no,
               no - ro, ro > 0 ? no / ro : 0);
   std::printf("   %-44s %8.2f / %.2f\n", "  of which the submitting loop: chain / indep.",
               median(submit_chain), median(submit_own));
+  for (CUevent event : events) RAW(cuEventDestroy(event));
   RAW(cuMemFree(chain));
   RAW(cuMemFree(slots));
 }
@@ -381,6 +406,7 @@ std::vector<std::size_t> parse_sizes(const char *text) {
 int main(int argc, char **argv) {
   std::vector<std::size_t> sizes = {1, 16, 64, 256};
   int reps = 10, tasks = 10000, multi_tasks = 64;
+  std::string sections = "ABC";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -392,10 +418,13 @@ int main(int argc, char **argv) {
       sizes = parse_sizes(argv[++i]);
     } else if (a == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--sections" && i + 1 < argc) {
+      sections = argv[++i];
     } else if (a == "--tasks" && i + 1 < argc) {
       tasks = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: cuda_bench [--quick] [--sizes 1,16,64,256] [--reps R] [--tasks N]\n");
+      std::fprintf(stderr, "usage: cuda_bench [--quick] [--sections ABC] [--sizes 1,16,64,256] [--reps R] "
+                           "[--tasks N]\n");
       return 2;
     }
   }
@@ -430,9 +459,9 @@ int main(int argc, char **argv) {
               driver->version, nanort_version_string(), std::getenv("NANORT_CPU_WORKERS"));
   std::printf("   raw: the Driver API in the GPU's primary context, one non-blocking stream\n");
   const Clock::time_point start = Clock::now();
-  transfers(raw, sizes, reps);
-  overhead(raw, tasks, reps);
-  multi_gpu(multi_tasks, std::min(reps, 5));
+  if (sections.find('A') != std::string::npos) transfers(raw, sizes, reps);
+  if (sections.find('B') != std::string::npos) overhead(raw, tasks, reps);
+  if (sections.find('C') != std::string::npos) multi_gpu(multi_tasks, std::min(reps, 5));
   std::printf("\n   total %.1f s\n", seconds_since(start));
   RAW(cuModuleUnload(raw.module));
   RAW(cuStreamDestroy(raw.stream));

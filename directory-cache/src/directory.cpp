@@ -82,12 +82,19 @@ Directory::~Directory() {
 Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::uintptr_t end,
                                         std::uintptr_t own_start, std::uintptr_t own_end) {
   Space &space = spaces_[id];
-  std::vector<Allocation *> overlaps;
   auto it = space.allocations.upper_bound(start);
   if (it != space.allocations.begin() && std::prev(it)->second->end > start) --it;
+  const std::size_t alignment = std::max<std::size_t>(1, space.memory->argument_alignment());
+  // The usual case: one allocation holds the range (allocations never overlap, so no other
+  // one touches it).
+  if (it != space.allocations.end() && it->first <= start && it->second->end >= end &&
+      (own_start - it->first) % alignment == 0) {
+    it->second->last_use = ++tick_;
+    return it->second.get();
+  }
+  std::vector<Allocation *> overlaps;
   for (; it != space.allocations.end() && it->first < end; ++it)
     overlaps.push_back(it->second.get());
-  const std::size_t alignment = std::max<std::size_t>(1, space.memory->argument_alignment());
   if (overlaps.size() == 1 && overlaps[0]->start <= start && overlaps[0]->end >= end &&
       (own_start - overlaps[0]->start) % alignment == 0) {
     overlaps[0]->last_use = ++tick_;
@@ -401,6 +408,51 @@ bool Directory::staging_ready(Space &space) {
 // ---------------------------------------------------------------------------------------------
 // Tasks
 
+// The usual case of a task whose data is on the device already: each access lies in one
+// allocation there and every byte it reads is valid there. One lookup of each kind per
+// access, nothing allocated, nothing copied. False (and 'out' as it was) when that is not so.
+bool Directory::stage_in_place(SpaceId id, std::span<const DataAccess> accesses, Staging &out) {
+  Space &space = spaces_[id];
+  const std::size_t alignment = std::max<std::size_t>(1, space.memory->argument_alignment());
+  std::vector<Allocation *> &found = scratch_found_;
+  found.clear();
+  bool in_place = true;
+  for (std::size_t i = 0; i < accesses.size() && in_place; ++i) {
+    const DataAccess &access = accesses[i];
+    if (access.region.empty()) return false;
+    const std::uintptr_t first = access.region.first(), end = access.region.last_end();
+    auto it = space.allocations.upper_bound(first);
+    if (it == space.allocations.begin()) return false;
+    Allocation &allocation = *std::prev(it)->second;
+    if (allocation.end < end || (first - allocation.start) % alignment != 0) return false;
+    if (access.reads)
+      access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t stop) {
+        std::uintptr_t covered = start;  // the fragments must tile the range, all valid here
+        fragments_.overlapping(start, stop, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+          if (s > covered || !(f.valid & bit(id))) in_place = false;
+          covered = std::max(covered, e);
+          for (const auto &[space_id, completion] : f.pending)
+            if (space_id == id && !completion->poll()) out.ready.push_back(completion);
+        });
+        if (covered < stop) in_place = false;
+      });
+    out.placements[i] = {allocation.buffer, first - allocation.start};
+    found.push_back(&allocation);
+  }
+  if (!in_place) {
+    out.ready.clear();
+    return false;
+  }
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    Allocation *allocation = found[i];
+    if (allocation->pins++ == 0) ++space.pinned;
+    allocation->last_use = ++tick_;
+    out.pinned.push_back(allocation);
+    if (accesses[i].reads) ++space.counters.hits;
+  }
+  return true;
+}
+
 Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> accesses,
                                         Staging &out) {
   if (id == kHost || id >= space_count())
@@ -411,19 +463,25 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   out.placements.assign(accesses.size(), Placement{});
   out.ready.clear();
   out.pinned.clear();
+  out.committed = false;
+  if (stage_in_place(id, accesses, out)) return StageResult::Staged;
 
   // 1. Allocations: one for each group of accesses whose ranges overlap each other or a
   // common allocation already there.
   struct Group {
     std::uintptr_t start, end;          // with the allocations it overlaps
     std::uintptr_t own_start, own_end;  // its accesses alone
-    std::vector<std::size_t> members;
+    std::size_t first, count;           // its accesses: order[first, first + count)
   };
-  std::vector<std::size_t> order(accesses.size());
+  // Scratch reused from call to call (under the lock): staging allocates nothing of its own
+  // in the usual case.
+  std::vector<std::size_t> &order = scratch_order_;
+  order.resize(accesses.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return accesses[a].region.first() < accesses[b].region.first();
-  });
+  if (order.size() > 1)
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return accesses[a].region.first() < accesses[b].region.first();
+    });
   auto widen = [&](Group &group) {  // to the allocations it overlaps
     auto it = space.allocations.upper_bound(group.start);
     if (it != space.allocations.begin() && std::prev(it)->second->end > group.start) --it;
@@ -437,20 +495,25 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   };
   for (const DataAccess &access : accesses)
     if (!access.region.empty()) drop_stale(id, access.region.first(), access.region.last_end());
-  std::vector<Group> groups;
-  for (std::size_t index : order) {
-    const Region &region = accesses[index].region;
-    if (region.empty()) continue;
-    Group group{region.first(), region.last_end(), region.first(), region.last_end(), {index}};
+  // Empty regions last: the accesses of a group are then consecutive in 'order'.
+  auto not_empty = [&](std::size_t index) { return !accesses[index].region.empty(); };
+  if (!std::all_of(order.begin(), order.end(), not_empty))
+    std::stable_partition(order.begin(), order.end(), not_empty);
+  static thread_local std::vector<Group> groups;  // scratch, as 'order'
+  groups.clear();
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Region &region = accesses[order[k]].region;
+    if (region.empty()) break;
+    Group group{region.first(), region.last_end(), region.first(), region.last_end(), k, 1};
     widen(group);
     if (!groups.empty() && group.start < groups.back().end) {
       Group &last = groups.back();
       last.end = std::max(last.end, group.end);
       last.own_end = std::max(last.own_end, group.own_end);
-      last.members.push_back(index);
+      ++last.count;
       widen(last);
     } else {
-      groups.push_back(std::move(group));
+      groups.push_back(group);
     }
   }
   try {
@@ -468,9 +531,9 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
       }
       if (allocation->pins++ == 0) ++space.pinned;
       out.pinned.push_back(allocation);
-      for (std::size_t index : group.members)
-        out.placements[index] = {allocation->buffer,
-                                 accesses[index].region.first() - allocation->start};
+      for (std::size_t k = group.first; k < group.first + group.count; ++k)
+        out.placements[order[k]] = {allocation->buffer,
+                                    accesses[order[k]].region.first() - allocation->start};
     }
   } catch (...) {
     unpin(out);
@@ -494,7 +557,8 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
       fragments_.cover(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
         const Transition t = coherence_transition(f.valid, CoherenceEvent::Read, id, space.direct);
         if (t.hit) {
-          for (CompletionPtr &pending : pending_of(f, id)) out.ready.push_back(std::move(pending));
+          for (const auto &[space, completion] : f.pending)  // (no vector: the usual case)
+            if (space == id && !completion->poll()) out.ready.push_back(completion);
           return;
         }
         hit = false;

@@ -729,8 +729,8 @@ bool Runtime::device_work_waiting(nanort_device_kind kind) const {
   return device_queues_[kind]->size_hint() > 0;
 }
 
-std::vector<dc::DataAccess> Runtime::device_data(const Task &task) const {
-  std::vector<dc::DataAccess> data;
+void Runtime::device_data(const Task &task, std::vector<dc::DataAccess> &data) const {
+  data.clear();
   auto add = [&](const Access &access) {
     data.push_back({access.region, access.mode != NANORT_OUT, access.mode != NANORT_IN});
   };
@@ -743,7 +743,6 @@ std::vector<dc::DataAccess> Runtime::device_data(const Task &task) const {
                                 copy.region.last_end() == access.region.last_end());
       if (!replaced) add(access);
     }
-  return data;
 }
 
 void Runtime::acquire_host_data(Task *task) {

@@ -83,7 +83,7 @@ class Runtime {
   // device task moves, and the end of a device task (its failure already recorded).
   Task *pop_device_task(nanort_device_kind kind, int device);
   bool device_work_waiting(nanort_device_kind kind) const;
-  std::vector<dc::DataAccess> device_data(const Task &task) const;
+  void device_data(const Task &task, std::vector<dc::DataAccess> &data) const;  // into 'data' 
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
   // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
   // kernels in launch order: successors that can follow it there are handed to that device.

@@ -55,6 +55,7 @@ class DeviceManager {
   Task *pop_early();
   bool work_waiting() const;
   void complete(Running &running);
+  void recycle(Running &running);
   void fail(Task *task, const std::string &what, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
 
@@ -66,7 +67,15 @@ class DeviceManager {
   const int lane_;   // in statistics and the trace
   const std::size_t in_flight_;
   const bool in_order_;  // the accelerator completes its launches in order
+  // NANORT_STATS: where the thread's time goes, summed over its tasks (printed at the end).
+  struct Timing {
+    std::uint64_t tasks = 0, stage_ns = 0, launch_ns = 0, hand_on_ns = 0, complete_ns = 0,
+                  waiting_ns = 0;  // polling or asleep with nothing done
+  };
+  const bool timing_;
+  Timing timing_sums_;
   std::deque<Running> running_;  // oldest first
+  std::vector<Running> spare_;   // records of finished tasks, for reuse
   Task *held_ = nullptr;  // waits for device memory
   SpinLock early_lock_;
   std::deque<Task *> early_;  // guarded by early_lock_

@@ -171,6 +171,7 @@ class Directory {
 
   struct PlannedCopy;
 
+  bool stage_in_place(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
   // The allocation for [start, end), which covers the allocations it overlaps; when their
   // union does not fit, or would put [own_start, own_end) at an offset kernels cannot be
   // given, those are evicted and [own_start, own_end) alone is allocated.
@@ -205,6 +206,8 @@ class Directory {
   void forget_host_only(std::uintptr_t start, std::uintptr_t end);
 
   mutable std::mutex mutex_;
+  std::vector<std::size_t> scratch_order_;  // stage(), under the lock
+  std::vector<Allocation *> scratch_found_;  // stage_in_place(), under the lock
   std::vector<Space> spaces_;  // [0] is the host
   DirectoryOptions options_;
   IntervalMap<FragmentState> fragments_;
