@@ -722,6 +722,7 @@ bool Runtime::is_device_task(const Task *task) const {
 }
 
 Task *Runtime::pop_device_task(nanort_device_kind kind, int device) {
+  if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
   return device_queues_[kind]->pop(device);
 }
 

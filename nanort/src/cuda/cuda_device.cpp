@@ -14,6 +14,7 @@
 
 #include "../runtime.hpp"
 #include "../small_vector.hpp"
+#include "../spin_lock.hpp"
 #include "../task.hpp"
 #include "cuda_api.hpp"
 
@@ -22,8 +23,15 @@ namespace nanort::rt::cuda {
 namespace {
 
 // Makes a context current on the calling thread: every thread that reaches the backend (the
-// device's manager, a thread flushing in taskwait) sets it before its calls.
-void make_current(const Driver &cu, CUcontext context) { NANORT_CU_CHECK(cuCtxSetCurrent(context)); }
+// device's manager, a thread flushing in taskwait) sets it before its calls. Asking first is
+// cheaper than setting, and on a manager's thread the context is usually current already.
+void make_current(const Driver &cu, CUcontext context) {
+  CUcontext now = nullptr;
+  if (cu.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now == context) return;
+  NANORT_CU_CHECK(cuCtxSetCurrent(context));
+}
+// The same where a failure cannot be reported (destructors, clean-up).
+void set_current(const Driver &cu, CUcontext context) { cu.cuCtxSetCurrent(context); }
 
 // Events of one context, reused: creating one per operation costs more than the operation's
 // own launch. Shared by the device's memory space and every completion it made, so that the
@@ -32,7 +40,7 @@ class EventPool {
  public:
   EventPool(const Driver &cu, CUcontext context) : cu_(cu), context_(context) {}
   ~EventPool() {
-    cu_.cuCtxSetCurrent(context_);
+    set_current(cu_, context_);
     for (CUevent event : free_) cu_.cuEventDestroy(event);
   }
   // An event recorded on 'stream' now.
@@ -122,7 +130,7 @@ class LaunchMarks {
 
   // The mark of a kernel just launched on the stream (manager thread).
   std::shared_ptr<Mark> join() {
-    std::lock_guard<std::mutex> guard(mutex_);
+    std::lock_guard<SpinLock> guard(lock_);
     if (!open_) {
       open_ = std::make_shared<Mark>();
       open_->pool = pool_;
@@ -133,18 +141,18 @@ class LaunchMarks {
   }
   // The mark's event, recorded now if it was not yet (any thread).
   CUevent event(Mark &mark) {
-    std::lock_guard<std::mutex> guard(mutex_);
+    std::lock_guard<SpinLock> guard(lock_);
     if (!mark.event) seal_locked();
     return mark.event;
   }
   // The mark's event if it was recorded, else null (any thread).
   CUevent recorded(Mark &mark) {
-    std::lock_guard<std::mutex> guard(mutex_);
+    std::lock_guard<SpinLock> guard(lock_);
     return mark.event;
   }
   // Records the open mark's event, if there are kernels in it.
   void seal() {
-    std::lock_guard<std::mutex> guard(mutex_);
+    std::lock_guard<SpinLock> guard(lock_);
     if (open_) seal_locked();
   }
   CUstream stream() const { return stream_; }
@@ -154,15 +162,15 @@ class LaunchMarks {
     // Any thread may ask, with its own context current: record in the stream's context.
     CUcontext previous = nullptr;
     cu_.cuCtxGetCurrent(&previous);
-    if (previous != pool_->context()) cu_.cuCtxSetCurrent(pool_->context());
+    if (previous != pool_->context()) set_current(cu_, pool_->context());
     CUevent event = nullptr;
     try {
       event = pool_->record(stream_);
     } catch (...) {
-      if (previous != pool_->context()) cu_.cuCtxSetCurrent(previous);
+      if (previous != pool_->context()) set_current(cu_, previous);
       throw;
     }
-    if (previous != pool_->context()) cu_.cuCtxSetCurrent(previous);
+    if (previous != pool_->context()) set_current(cu_, previous);
     open_->event = event;
     open_.reset();
   }
@@ -170,7 +178,7 @@ class LaunchMarks {
   const Driver &cu_;
   std::shared_ptr<EventPool> pool_;
   CUstream stream_;
-  std::mutex mutex_;
+  SpinLock lock_;  // short sections: a launch joins, a poll reads
   std::shared_ptr<Mark> open_;  // the kernels launched since the last event
 };
 
@@ -256,7 +264,7 @@ class CudaMemory final : public dc::MemorySpace {
     return dc::DeviceBuffer{static_cast<std::uintptr_t>(pointer)};
   }
   void free(dc::DeviceBuffer buffer) override {
-    cu_.cuCtxSetCurrent(context_);
+    set_current(cu_, context_);
     cu_.cuMemFree(static_cast<CUdeviceptr>(buffer.handle));
   }
 
@@ -315,7 +323,7 @@ class CudaMemory final : public dc::MemorySpace {
     return dc::PinnedBuffer{host, reinterpret_cast<std::uintptr_t>(host), bytes};
   }
   void free_pinned(dc::PinnedBuffer pinned) override {
-    cu_.cuCtxSetCurrent(context_);
+    set_current(cu_, context_);
     cu_.cuStreamSynchronize(to_device_);
     cu_.cuStreamSynchronize(to_host_);
     cu_.cuMemFreeHost(pinned.host);
@@ -375,7 +383,7 @@ class CudaDevice final : public Accelerator {
     marks_ = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_);
   }
   ~CudaDevice() override {
-    cu_.cuCtxSetCurrent(context_);
+    set_current(cu_, context_);
     for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamSynchronize(stream);
     marks_.reset();  // with memory_, the last owners of the event pool: gone before the context
     memory_.reset();
