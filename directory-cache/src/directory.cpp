@@ -704,6 +704,25 @@ void Directory::forget_done_pending(FragmentState &fragment) {
 // ---------------------------------------------------------------------------------------------
 // Inspection
 
+void Directory::locate(std::span<const DataAccess> accesses, std::vector<LocatedBytes> &per_space) {
+  per_space.assign(spaces_.size(), LocatedBytes{});
+  std::lock_guard<std::mutex> guard(mutex_);
+  for (const DataAccess &access : accesses)
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      std::uintptr_t tracked = 0;
+      fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+        const std::uint64_t bytes = std::min(e, end) - std::max(s, start);
+        tracked += bytes;
+        for (SpaceId id = 0; id < spaces_.size(); ++id) {
+          if (!(f.valid & bit(id))) continue;
+          if (access.reads) per_space[id].valid += bytes;
+          if (access.writes && id != kHost && f.valid == bit(id)) per_space[id].owned += bytes;
+        }
+      });
+      if (access.reads) per_space[kHost].valid += (end - start) - tracked;
+    });
+}
+
 TransferCounters Directory::counters(SpaceId id) const {
   std::lock_guard<std::mutex> guard(mutex_);
   return spaces_.at(id).counters;

@@ -19,6 +19,7 @@
 #include "observe/observer.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
+#include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
 #include "spin_lock.hpp"
 #include "topology/topology.hpp"
@@ -147,6 +148,7 @@ Runtime::Runtime() {
   topology_ = std::make_unique<Topology>();
   if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
   scheduler_ = make_scheduler(config_.scheduler);
+  placement_ = make_placement(config_.scheduler);
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
   open_devices(warnings);
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
@@ -403,6 +405,9 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   std::size_t pushed = 0;
   bool creator_waits = false;
   for (Task *task : ready) {
+    if (placement_ && !task->early_released && task->own_device < 0 && !task->undeferred &&
+        task->site && !accelerators_.empty())
+      place(task);
     if (task->early_released) {  // behind its predecessors' kernels on that device
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
     } else if (task->own_device >= 0) {
@@ -762,6 +767,52 @@ void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, boo
   finish_body(task, nullptr);
 }
 
+void Runtime::place(Task *task) {
+  // The candidates: each device of each kind the task has an implementation for, and the CPU
+  // workers if it has an smp one.
+  SmallVector<PlacementCandidate, 8> candidates;
+  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
+    const nanort_task_impl &impl = task->site->impls[i];
+    if (impl.device == NANORT_DEVICE_SMP) {
+      if (!impl.smp_fn || device_count(NANORT_DEVICE_SMP) == 0) continue;
+      PlacementCandidate cpu;
+      cpu.impl = &impl;
+      cpu.load = static_cast<double>(scheduler_->size_hint()) / device_count(NANORT_DEVICE_SMP);
+      candidates.push_back(cpu);
+      continue;
+    }
+    if (!impl.kernel_name || !impl.module) continue;
+    for (std::size_t d = 0; d < accelerators_.size(); ++d) {
+      if (static_cast<std::uint32_t>(accelerators_[d]->kind()) != impl.device) continue;
+      PlacementCandidate device;
+      device.impl = &impl;
+      device.kind = accelerators_[d]->kind();
+      device.device = static_cast<int>(d);
+      device.load = managers_[d]->load();
+      candidates.push_back(device);
+    }
+  }
+  if (candidates.empty()) return;  // (submit checked that it can run somewhere)
+  std::size_t chosen = 0;
+  if (candidates.size() > 1) {
+    // Where its data lives: asked of the directory only when there is a choice to make.
+    static thread_local std::vector<dc::DataAccess> data;
+    static thread_local std::vector<dc::LocatedBytes> located;
+    device_data(*task, data);
+    directory_->locate(data, located);
+    for (PlacementCandidate &candidate : candidates) {
+      const dc::SpaceId space =
+          candidate.device < 0 ? dc::kHost : static_cast<dc::SpaceId>(candidate.device + 1);
+      candidate.valid = located[space].valid;
+      candidate.owned = located[space].owned;
+    }
+    chosen = placement_->choose(std::span<const PlacementCandidate>(candidates.begin(),
+                                                                     candidates.size()));
+  }
+  task->impl = candidates[chosen].impl;
+  task->own_device = candidates[chosen].device;
+}
+
 void Runtime::device_task_launched(Task *task, int device) {
   if (task->accesses.empty()) return;  // nobody depends on it
   ReadyList ready;
@@ -800,6 +851,6 @@ int Runtime::current_worker() {
 
 bool Runtime::in_final() const { return tls_current && tls_current->is_final; }
 
-const char *Runtime::scheduler_name() const { return scheduler_->name(); }
+const char *Runtime::scheduler_name() const { return config_.scheduler.c_str(); }
 
 }  // namespace nanort::rt

@@ -30,6 +30,7 @@ class Accelerator;
 class CpuWorkerPool;
 class DeviceManager;
 class Observer;
+class PlacementPolicy;
 class SchedulerPolicy;
 class Topology;
 namespace opencl {
@@ -106,6 +107,9 @@ class Runtime {
   std::string memory_summary() const;
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
+  // The placement policy chooses where 'task' runs (its implementation, and the device or the
+  // CPU workers); the device's number goes to task->own_device.
+  void place(Task *task);
   bool run_one(int lane);
   void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
@@ -124,6 +128,7 @@ class Runtime {
   Config config_;
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<SchedulerPolicy> scheduler_;
+  std::unique_ptr<PlacementPolicy> placement_;  // null: breadth-first places nothing
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<opencl::ProgramCache> program_cache_;  // outlives the OpenCL devices
   // Devices: each with its memory space in the directory (space i + 1) and a manager thread.

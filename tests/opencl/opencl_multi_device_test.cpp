@@ -227,6 +227,58 @@ TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {
       ASSERT_EQ(c[d - 1][i], x[0][i] + 2 * x[d][i]) << "consumer " << d << " at " << i;
 }
 
+// NANORT_SCHEDULER=locality (its own ctest entry): tasks left to the runtime go where their
+// data is. A producer placed on the last device; a consumer of its output runs there (nothing
+// crosses), and so does a task that overwrites part of it (the last device holds it alone).
+TEST_F(MultiDevice, LocalityRunsTasksWhereTheirDataLives) {
+  if (std::string(nanort::rt::Runtime::get().scheduler_name()) != "locality")
+    GTEST_SKIP() << "runs with NANORT_SCHEDULER=locality";
+  constexpr int n = 8192;
+  const int last = devices_ - 1;
+  const SpaceId last_space = static_cast<SpaceId>(last + 1);
+  auto &x = data_.make<std::vector<int>>(n, -1);
+  auto &y = data_.make<std::vector<int>>(n, -1);
+  auto &zero = data_.make<std::vector<int>>(n, 0);
+  ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x.data(), 5, n, 1})
+                .out(x.data(), n)
+                .ndrange({n}, {64})
+                .on_device(NANORT_DEVICE_OPENCL, last)
+                .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  ASSERT_EQ(only_owner(x.data()), last_space);
+  std::vector<TransferCounters> before;
+  for (SpaceId s = 1; s < directory().space_count(); ++s) before.push_back(directory().counters(s));
+
+  // y = x + 2 * zero: x is on the last device, zero on the host; the last device holds more.
+  ASSERT_OK(Task(kMix, MixArgs{x.data(), zero.data(), y.data(), n})
+                .in(x.data(), n)
+                .in(zero.data(), n)
+                .out(y.data(), n)
+                .ndrange({n}, {64})
+                .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  EXPECT_EQ(only_owner(y.data()), last_space) << "the consumer ran where x was";
+  for (SpaceId s = 1; s < directory().space_count(); ++s) {
+    const TransferCounters now = directory().counters(s);
+    EXPECT_EQ(now.bytes_from_peer, before[s - 1].bytes_from_peer) << "x crossed to space " << s;
+  }
+  // Overwriting the first half of x: the last device holds x alone.
+  ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x.data(), 7, n / 2, 1})
+                .out(x.data(), n / 2)
+                .ndrange({n / 2}, {64})
+                .submit());
+  ASSERT_OK(nanort_taskwait());
+  const int first_bit = slow_iota_value(7, 0, 1) - 7, second_bit = slow_iota_value(5, 0, 1) - 5;
+  for (int i = 0; i < n; ++i) {
+    const int expected_x = i < n / 2 ? 7 + i + first_bit : 5 + i + second_bit;
+    ASSERT_EQ(x[i], expected_x) << i;
+    ASSERT_EQ(y[i], 5 + i + second_bit) << i;
+  }
+  EXPECT_EQ(directory().counters(last_space).bytes_to_device, before[last].bytes_to_device +
+                                                                   n * sizeof(int))
+      << "the last device got only 'zero' from the host";
+}
+
 TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {
   std::vector<int> x(64);
   EXPECT_EQ(Task(kSlowIota, SlowIotaArgs{x.data(), 0, 64, 1})

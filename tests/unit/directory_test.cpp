@@ -906,6 +906,27 @@ TEST(Directory, CommitAtLaunchLetsTheNextTaskFollowOnTheDevice) {
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], static_cast<int>(i) + 1000) << i;
 }
 
+// locate(): bytes a task reads that are valid in each space, and bytes it writes that one
+// device alone holds.
+TEST(Directory, LocateSaysWhereATasksDataLives) {
+  HostSpace one(device_options("dev1")), two(device_options("dev2"));
+  Directory directory({{&one}, {&two}});
+  std::vector<int> x = iota_vector(1000), y = iota_vector(500);
+  run_device_task(directory, kDev1, {inout(x.data(), 600)}, [](const Staging &) {});  // dev1 alone
+  run_device_task(directory, kDev2, {in(y.data(), y.size())}, [](const Staging &) {});  // shared
+  std::vector<LocatedBytes> located;
+  directory.locate({{in(x.data(), x.size()), inout(y.data(), y.size())}}, located);
+  ASSERT_EQ(located.size(), 3u);
+  EXPECT_EQ(located[kHost].valid, (400 + 500) * sizeof(int)) << "untracked bytes are the host's";
+  EXPECT_EQ(located[kDev1].valid, 600 * sizeof(int));
+  EXPECT_EQ(located[kDev2].valid, 500 * sizeof(int));
+  EXPECT_EQ(located[kDev1].owned, 0u) << "x is only read";
+  EXPECT_EQ(located[kDev2].owned, 0u) << "y is on the host too";
+  directory.locate({{out(x.data(), 100)}}, located);
+  EXPECT_EQ(located[kDev1].owned, 100 * sizeof(int));
+  EXPECT_EQ(located[kDev1].valid, 0u) << "a write-only access reads nothing";
+}
+
 TEST(Directory, SlowCopiesBetweenDevicesAndBack) {
   HostSpaceOptions options1 = device_options("slow1"), options2 = device_options("slow2");
   options1.copy_delay = options2.copy_delay = 5ms;

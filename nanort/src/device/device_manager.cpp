@@ -76,6 +76,7 @@ void DeviceManager::run() {
       if (running_[i].done->poll()) {
         Running finished = std::move(running_[i]);
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+        running_count_.store(running_.size(), std::memory_order_relaxed);
         complete(finished);
         recycle(finished);
         progress = true;
@@ -162,6 +163,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
     return Started::Failed;
   }
   running_.push_back(std::move(running));
+  running_count_.store(running_.size(), std::memory_order_relaxed);
   return Started::Yes;
 }
 

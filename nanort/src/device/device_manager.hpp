@@ -38,6 +38,11 @@ class DeviceManager {
   // here, in launch order), or one placed here by the program. Taken before the tasks of the
   // shared queue.
   void push_own(Task *task);
+  // Tasks waiting in this device's own queue or running on it, for placement decisions.
+  double load() const {
+    return static_cast<double>(early_count_.load(std::memory_order_relaxed) +
+                               running_count_.load(std::memory_order_relaxed));
+  }
   void request_stop();
 
  private:
@@ -80,6 +85,7 @@ class DeviceManager {
   SpinLock early_lock_;
   std::deque<Task *> early_;  // guarded by early_lock_
   std::atomic<std::size_t> early_count_{0};
+  std::atomic<std::size_t> running_count_{0};  // running_.size(), for other threads
   std::atomic<bool> stopping_{false};
   IdleWaiters idle_;
   std::thread thread_;

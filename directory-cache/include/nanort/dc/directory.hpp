@@ -77,6 +77,12 @@ struct DirectoryOptions {
   int staging_threads = 4;  // threads packing and unpacking staging buffers
 };
 
+// Where a task's data lives in one memory space (Directory::locate).
+struct LocatedBytes {
+  std::uint64_t valid = 0;  // bytes the task reads that are valid there
+  std::uint64_t owned = 0;  // bytes the task writes whose only valid copy is there (a device)
+};
+
 // What the directory knows of one fragment (for tests and messages).
 struct FragmentInfo {
   SpaceMask valid = kHostOnly;
@@ -143,6 +149,10 @@ class Directory {
 
   // True when no byte is valid anywhere but on the host: CPU tasks need no directory work.
   bool host_holds_everything() const { return tracked_.load(std::memory_order_acquire) == 0; }
+
+  // Where the data of 'accesses' lives, one entry per space (0 is the host; bytes the
+  // directory does not track are valid on the host): for placing a task. A snapshot.
+  void locate(std::span<const DataAccess> accesses, std::vector<LocatedBytes> &per_space);
 
   TransferCounters counters(SpaceId space) const;
   std::size_t used_bytes(SpaceId space) const;

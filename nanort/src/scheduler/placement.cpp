@@ -1,0 +1,51 @@
+#include "placement.hpp"
+
+namespace nanort::rt {
+
+std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidates) const {
+  const std::size_t none = candidates.size();
+  // 1. The data it writes lives there alone: moving it would cost a copy out and a copy in.
+  std::size_t best = none;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].owned > 0 && (best == none || candidates[i].owned > candidates[best].owned))
+      best = i;
+  if (best != none) return best;
+
+  std::size_t least = 0, least_device = none, cpu = none;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate &c = candidates[i];
+    if (c.load < candidates[least].load) least = i;
+    if (c.device < 0) {
+      cpu = i;
+    } else if (least_device == none || c.load < candidates[least_device].load) {
+      least_device = i;
+    }
+  }
+  if (least_device == none) return cpu;  // only the CPU workers can run it
+
+  // 2. The device where most of what it reads is valid (fewer bytes to move), unless that
+  // device is markedly more loaded than the least loaded place. The host holds every byte not
+  // on a device, so the CPU workers do not take part here: devices first.
+  best = none;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate &c = candidates[i];
+    if (c.device < 0 || c.valid == 0) continue;
+    if (best == none || c.valid > candidates[best].valid ||
+        (c.valid == candidates[best].valid && c.load < candidates[best].load))
+      best = i;
+  }
+  if (best != none && !markedly_more_loaded(candidates[best].load, candidates[least].load))
+    return best;
+
+  // 3. The least loaded device, unless every device is markedly busier than the CPU workers.
+  if (cpu != none && markedly_more_loaded(candidates[least_device].load, candidates[cpu].load))
+    return cpu;
+  return least_device;
+}
+
+std::unique_ptr<PlacementPolicy> make_placement(std::string_view name) {
+  if (name == "locality") return std::make_unique<LocalityPolicy>();
+  return nullptr;
+}
+
+}  // namespace nanort::rt

@@ -1,0 +1,59 @@
+// Placement: where a ready task runs when more than one place could run it (several devices of
+// its kind, or devices and the CPU workers through its implementations).
+//
+// A placement policy sees the candidates of one task, each with its load and where the task's
+// data lives, and picks one; it is a pure function of what it is shown, so that its decisions
+// can be tested on made-up machines (tests/unit/placement_test.cpp). The runtime builds the
+// candidates (Runtime::place) and sends the task to the one chosen: a device's own queue, or the
+// CPU workers' queue.
+//
+// breadth-first places nothing: device tasks wait in one queue per device kind, taken by
+// whichever device of that kind is free first, with the first implementation the machine can
+// run (the behaviour before placement existed).
+#pragma once
+
+#include <nanort/nanort.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace nanort::rt {
+
+struct PlacementCandidate {
+  const nanort_task_impl *impl = nullptr;  // what the task runs there
+  nanort_device_kind kind = NANORT_DEVICE_SMP;
+  int device = -1;          // the device's manager number; -1: the CPU workers
+  double load = 0;          // tasks waiting or running there, per execution unit
+  std::uint64_t valid = 0;  // bytes the task reads that are valid there
+  std::uint64_t owned = 0;  // bytes the task writes whose only valid copy is there
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual const char *name() const = 0;
+  // The index of the chosen candidate; 'candidates' is never empty.
+  virtual std::size_t choose(std::span<const PlacementCandidate> candidates) const = 0;
+};
+
+// Locality (PaRSEC's rule): where the task's written data already lives alone; else where most
+// of the bytes it reads are valid, unless that place is markedly more loaded than the least
+// loaded candidate (more than twice its load plus one task); else the least loaded. Devices
+// come before the CPU workers when the data does not decide (a task with a kernel is usually
+// written for the device), and the CPU workers are chosen when every device is markedly more
+// loaded than they are.
+class LocalityPolicy final : public PlacementPolicy {
+ public:
+  const char *name() const override { return "locality"; }
+  std::size_t choose(std::span<const PlacementCandidate> candidates) const override;
+  static bool markedly_more_loaded(double load, double than) { return load > 2 * than + 1; }
+};
+
+// The placement of the policy named 'name' (NANORT_SCHEDULER); null for breadth-first, which
+// places nothing.
+std::unique_ptr<PlacementPolicy> make_placement(std::string_view name);
+
+}  // namespace nanort::rt

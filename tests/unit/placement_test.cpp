@@ -1,0 +1,79 @@
+// Placement policies, decided on made-up machines: candidates with given loads and data
+// locations, as Runtime::place builds them. No device needed.
+#include <scheduler/placement.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using nanort::rt::LocalityPolicy;
+using nanort::rt::PlacementCandidate;
+
+PlacementCandidate cpu(double load, std::uint64_t valid = 0) {
+  PlacementCandidate c;
+  c.kind = NANORT_DEVICE_SMP;
+  c.device = -1;
+  c.load = load;
+  c.valid = valid;
+  return c;
+}
+PlacementCandidate gpu(int device, double load, std::uint64_t valid = 0, std::uint64_t owned = 0) {
+  PlacementCandidate c;
+  c.kind = NANORT_DEVICE_CUDA;
+  c.device = device;
+  c.load = load;
+  c.valid = valid;
+  c.owned = owned;
+  return c;
+}
+
+std::size_t choose(std::vector<PlacementCandidate> candidates) {
+  return LocalityPolicy().choose(candidates);
+}
+
+TEST(Locality, WrittenDataStaysWhereItLivesAlone) {
+  // Device 1 holds the only copy of what the task writes: there, busy or not.
+  EXPECT_EQ(choose({gpu(0, 0, 4096), gpu(1, 30, 0, 1024), cpu(0, 4096)}), 1u);
+  // The larger owner wins when two devices own parts.
+  EXPECT_EQ(choose({gpu(0, 0, 0, 100), gpu(1, 0, 0, 200)}), 1u);
+}
+
+TEST(Locality, MostInputBytesUnlessMarkedlyMoreLoaded) {
+  EXPECT_EQ(choose({gpu(0, 0, 100), gpu(1, 1, 900)}), 1u) << "most bytes, slightly busier";
+  EXPECT_EQ(choose({gpu(0, 2, 100), gpu(1, 5, 900)}), 1u) << "not more than twice plus one";
+  EXPECT_EQ(choose({gpu(0, 2, 100), gpu(1, 6, 900)}), 0u) << "more than twice the load plus one";
+  EXPECT_TRUE(LocalityPolicy::markedly_more_loaded(3.5, 1));
+  EXPECT_FALSE(LocalityPolicy::markedly_more_loaded(3, 1));
+  // Equal bytes: the less loaded of the two.
+  EXPECT_EQ(choose({gpu(0, 2, 500), gpu(1, 1, 500)}), 1u);
+}
+
+TEST(Locality, FreshDataGoesToTheLeastLoadedDevice) {
+  // Nothing on any device (the host holds it all): devices before the CPU workers.
+  EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 3), gpu(1, 1)}), 2u);
+  EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 0), gpu(1, 0)}), 1u) << "ties: the first device";
+}
+
+TEST(Locality, CpuWorkersTakeOverWhenEveryDeviceIsMarkedlyBusier) {
+  EXPECT_EQ(choose({cpu(0.5, 4096), gpu(0, 8), gpu(1, 9)}), 0u);
+  EXPECT_EQ(choose({cpu(0.5, 4096), gpu(0, 2), gpu(1, 9)}), 1u) << "one device is not";
+  // Data on a busy device, the CPU idle: the rule sends it to the least loaded place.
+  EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 10, 4096)}), 0u);
+}
+
+TEST(Locality, OnlyOnePlaceOrOnlyTheCpu) {
+  EXPECT_EQ(choose({cpu(100)}), 0u);
+  EXPECT_EQ(choose({gpu(3, 100)}), 0u);
+}
+
+TEST(Placement, PoliciesByName) {
+  EXPECT_EQ(nanort::rt::make_placement("breadth-first"), nullptr) << "breadth-first places nothing";
+  auto locality = nanort::rt::make_placement("locality");
+  ASSERT_NE(locality, nullptr);
+  EXPECT_STREQ(locality->name(), "locality");
+}
+
+}  // namespace
