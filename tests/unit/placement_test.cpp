@@ -77,3 +77,37 @@ TEST(Placement, PoliciesByName) {
 }
 
 }  // namespace
+
+namespace {
+
+using nanort::rt::EarliestFinishPolicy;
+
+PlacementCandidate timed(int device, double free_in, double transfer, double expected,
+                         double load = 0) {
+  PlacementCandidate c = device < 0 ? cpu(load) : gpu(device, load);
+  c.free_in = free_in;
+  c.transfer = transfer;
+  c.expected = expected;
+  return c;
+}
+
+std::size_t earliest(std::vector<PlacementCandidate> candidates) {
+  return EarliestFinishPolicy().choose(candidates);
+}
+
+TEST(EarliestFinish, EarliestExpectedFinishWins) {
+  // The GPU computes in 1 ms but is busy for 5 ms; the CPU takes 3 ms and is free.
+  EXPECT_EQ(earliest({timed(-1, 0, 0, 3e-3), timed(0, 5e-3, 0, 1e-3)}), 0u);
+  EXPECT_EQ(earliest({timed(-1, 0, 0, 3e-3), timed(0, 1e-3, 0, 1e-3)}), 1u);
+  // The inputs live on GPU 1: GPU 0 would have to copy them first.
+  EXPECT_EQ(earliest({timed(0, 0, 2e-3, 1e-3), timed(1, 1e-3, 0, 1e-3)}), 1u);
+}
+
+TEST(EarliestFinish, UnmeasuredPlacesAreTriedFirst) {
+  EXPECT_EQ(earliest({timed(-1, 0, 0, 1e-3), timed(0, 0, 0, -1)}), 1u);
+  EXPECT_EQ(earliest({timed(0, 0, 0, -1, 3), timed(1, 0, 0, -1, 1), timed(-1, 0, 0, 1e-3)}), 1u)
+      << "the least loaded unmeasured one";
+  EXPECT_STREQ(EarliestFinishPolicy().name(), "dmda");
+}
+
+}  // namespace

@@ -43,6 +43,25 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
   return least_device;
 }
 
+std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> candidates) const {
+  const std::size_t none = candidates.size();
+  std::size_t unknown = none, best = none;
+  double best_finish = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate &c = candidates[i];
+    if (c.expected < 0) {
+      if (unknown == none || c.load < candidates[unknown].load) unknown = i;
+      continue;
+    }
+    const double finish = c.free_in + c.transfer + c.expected;
+    if (best == none || finish < best_finish) {
+      best = i;
+      best_finish = finish;
+    }
+  }
+  return unknown != none ? unknown : best;  // measure where it is not known yet
+}
+
 std::unique_ptr<PlacementPolicy> make_placement(std::string_view name) {
   if (name == "locality") return std::make_unique<LocalityPolicy>();
   return nullptr;

@@ -29,6 +29,10 @@ struct PlacementCandidate {
   double load = 0;          // tasks waiting or running there, per execution unit
   std::uint64_t valid = 0;  // bytes the task reads that are valid there
   std::uint64_t owned = 0;  // bytes the task writes whose only valid copy is there
+  // For the performance-model policy, in seconds:
+  double free_in = 0;    // until the place is done with what it holds already
+  double transfer = 0;   // to bring there the bytes it reads that are not valid there
+  double expected = -1;  // the task's execution there, from the model; negative: unknown
 };
 
 class PlacementPolicy {
@@ -50,6 +54,15 @@ class LocalityPolicy final : public PlacementPolicy {
   const char *name() const override { return "locality"; }
   std::size_t choose(std::span<const PlacementCandidate> candidates) const override;
   static bool markedly_more_loaded(double load, double than) { return load > 2 * than + 1; }
+};
+
+// Performance model (HEFT, StarPU's dmda): the earliest expected finish, free_in + transfer +
+// expected. While the model does not know the task on some candidates, it runs there (the
+// least loaded of them first), so that every place gets measured: calibration is automatic.
+class EarliestFinishPolicy final : public PlacementPolicy {
+ public:
+  const char *name() const override { return "dmda"; }
+  std::size_t choose(std::span<const PlacementCandidate> candidates) const override;
 };
 
 // The placement of the policy named 'name' (NANORT_SCHEDULER); null for breadth-first, which
