@@ -44,6 +44,9 @@ const std::vector<EnvVar> &environment_table() {
        "memory each device may hold for task data: a size (bytes, or with K, M, G), a percent "
        "of the device's memory, or a comma list of NAME=LIMIT for single devices (e.g. "
        "512M,opencl1=64K); past it, least recently used data is evicted"},
+      {"NANORT_PERF_MODEL", "$XDG_CACHE_HOME/nanort/perfmodels/HOST.model or ~/.cache/...",
+       "NANORT_SCHEDULER=dmda: the file of this machine's performance model (read at start, "
+       "written at the end); off: learnt afresh, not kept"},
       {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "

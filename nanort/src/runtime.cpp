@@ -19,6 +19,7 @@
 #include "observe/observer.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
+#include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
 #include "spin_lock.hpp"
@@ -149,6 +150,13 @@ Runtime::Runtime() {
   if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
   scheduler_ = make_scheduler(config_.scheduler);
   placement_ = make_placement(config_.scheduler);
+  if (config_.scheduler == "dmda") {
+    perf_model_ = std::make_unique<PerfModel>();
+    perf_model_path_ = default_perf_model_path();
+    std::string why;
+    if (!perf_model_path_.empty() && !perf_model_->load(perf_model_path_, why))
+      warnings.push_back("performance model not used: " + why + " (it is rewritten at the end)");
+  }
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
   open_devices(warnings);
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
@@ -227,6 +235,11 @@ void Runtime::stop() {
     for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
   }
   observer_->finish(std::cerr, DependencyDomain::total_edges(), memory_summary());
+  if (perf_model_ && !perf_model_path_.empty()) {
+    std::string why;
+    if (!perf_model_->save(perf_model_path_, why))
+      std::cerr << "nanort: warning: the performance model was not saved: " << why << "\n";
+  }
   for (Task *root : roots) root->drop_ref();
   roots_.clear();
 }
@@ -460,7 +473,8 @@ void Runtime::run_body(Task *task, int lane) {
   Task *const previous = tls_current;
   tls_current = task;
   const bool recording = observer_->recording();
-  const std::uint64_t start = recording ? Observer::now_ns() : 0;
+  const bool measuring = perf_model_ && task->impl && task->site;
+  const std::uint64_t start = recording || measuring ? Observer::now_ns() : 0;
   bool failed = false;
   if (task->impl) {
     try {
@@ -475,6 +489,11 @@ void Runtime::run_body(Task *task, int lane) {
     }
   }
   tls_current = previous;
+  if (measuring) {
+    if (!failed)
+      perf_model_->record(perf_key(*task, "smp"), static_cast<double>(Observer::now_ns() - start) * 1e-9);
+    cpu_expected_ns_.fetch_sub(task->expected_ns, std::memory_order_relaxed);
+  }
   if (recording && task->impl)  // internal tasks (taskwait on) have no body to show
     observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers - 1, *task, start,
                         Observer::now_ns(), failed);
@@ -800,17 +819,62 @@ void Runtime::place(Task *task) {
     static thread_local std::vector<dc::LocatedBytes> located;
     device_data(*task, data);
     directory_->locate(data, located);
+    std::uint64_t read_bytes = 0;
+    for (const dc::DataAccess &access : data)
+      if (access.reads) read_bytes += access.region.bytes();
+    const int workers = device_count(NANORT_DEVICE_SMP);
     for (PlacementCandidate &candidate : candidates) {
       const dc::SpaceId space =
           candidate.device < 0 ? dc::kHost : static_cast<dc::SpaceId>(candidate.device + 1);
       candidate.valid = located[space].valid;
       candidate.owned = located[space].owned;
+      if (!perf_model_) continue;
+      // Copies at an assumed rate (staged copies run at 10 to 40 GB/s on the machines
+      // measured); queued work from the model's expectations of what waits there.
+      constexpr double kAssumedBytesPerSecond = 16e9;
+      candidate.transfer =
+          static_cast<double>(read_bytes - std::min(read_bytes, candidate.valid)) /
+          kAssumedBytesPerSecond;
+      if (candidate.device < 0) {
+        candidate.free_in = static_cast<double>(cpu_expected_ns_.load(std::memory_order_relaxed)) *
+                            1e-9 / std::max(1, workers);
+        candidate.expected = perf_model_->expected(perf_key(*task, "smp")).value_or(-1);
+      } else {
+        const std::size_t d = static_cast<std::size_t>(candidate.device);
+        candidate.free_in = managers_[d]->expected_work_s();
+        candidate.expected =
+            perf_model_->expected(perf_key(*task, accelerators_[d]->model())).value_or(-1);
+      }
     }
     chosen = placement_->choose(std::span<const PlacementCandidate>(candidates.begin(),
                                                                      candidates.size()));
   }
-  task->impl = candidates[chosen].impl;
-  task->own_device = candidates[chosen].device;
+  const PlacementCandidate &where = candidates[chosen];
+  task->impl = where.impl;
+  task->own_device = where.device;
+  if (perf_model_) {  // counted in the place's queued work until the task ends
+    task->expected_ns = where.expected > 0 ? static_cast<std::int64_t>(where.expected * 1e9) : 0;
+    if (where.device < 0)
+      cpu_expected_ns_.fetch_add(task->expected_ns, std::memory_order_relaxed);
+    else
+      managers_[static_cast<std::size_t>(where.device)]->add_expected_work(task->expected_ns);
+  }
+}
+
+PerfKey Runtime::perf_key(const Task &task, std::string place) const {
+  std::uint64_t bytes = 0;
+  for (const Access &access : task.accesses) bytes += access.region.bytes();
+  for (const Access &copy : task.copies) bytes += copy.region.bytes();
+  return PerfKey{task.describe(), std::move(place), PerfModel::size_class(bytes)};
+}
+
+void Runtime::device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,
+                                   bool ran) {
+  const std::size_t d = static_cast<std::size_t>(device);
+  if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
+  if (ran && perf_model_ && task.site)
+    perf_model_->record(perf_key(task, accelerators_[d]->model()),
+                        static_cast<double>(nanoseconds) * 1e-9);
 }
 
 void Runtime::device_task_launched(Task *task, int device) {

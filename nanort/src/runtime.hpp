@@ -30,6 +30,8 @@ class Accelerator;
 class CpuWorkerPool;
 class DeviceManager;
 class Observer;
+class PerfModel;
+struct PerfKey;
 class PlacementPolicy;
 class SchedulerPolicy;
 class Topology;
@@ -89,6 +91,9 @@ class Runtime {
   // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
   // kernels in launch order: successors that can follow it there are handed to that device.
   void device_task_launched(Task *task, int device);
+  // 'task' ended on device 'device' (the manager's number): for dmda, its expected time leaves
+  // the device's queued work and, if it ran, how long it took goes into the model.
+  void device_task_measured(const Task &task, int device, std::uint64_t nanoseconds, bool ran);
 
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
@@ -129,6 +134,9 @@ class Runtime {
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;  // null: breadth-first places nothing
+  std::unique_ptr<PerfModel> perf_model_;       // dmda only
+  std::string perf_model_path_;
+  PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<opencl::ProgramCache> program_cache_;  // outlives the OpenCL devices
   // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
@@ -147,6 +155,7 @@ class Runtime {
   alignas(64) IdleWaiters idle_;
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
+  alignas(64) std::atomic<std::int64_t> cpu_expected_ns_{0};  // dmda: queued CPU work
   std::mutex host_locked_mutex_;
   std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end
 };

@@ -65,6 +65,7 @@ struct Task {
   // -2 several, or one it cannot run on) and how many of its unfinished predecessors those are.
   bool early_released = false;  // went to 'early_device' before its predecessors ended
   int own_device = -1;          // the one device (manager number) it may run on, if chosen
+  std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
   int early_device = -1;
   int pending_launched = 0;

@@ -12,8 +12,10 @@
 
 #include <nanort/dc/directory.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
 #include <map>
 #include <set>
 #include <string>
@@ -54,6 +56,26 @@ struct MixArgs {
 const ClSite kSlowIota(kModule, "slow_iota",
                        {buffer(offsetof(SlowIotaArgs, x)), value<int>(offsetof(SlowIotaArgs, base)),
                         value<int>(offsetof(SlowIotaArgs, n)), value<int>(offsetof(SlowIotaArgs, spins))});
+// Doubles x on a device, or on the CPU slowly (a CPU version that sleeps 3 ms): dmda must
+// learn that the devices are faster.
+struct DoubleArgs {
+  int *x;
+  int n;
+};
+void slow_double_on_cpu(void *args) {
+  auto *a = static_cast<DoubleArgs *>(args);
+  for (int i = 0; i < a->n; ++i) a->x[i] *= 2;
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+}
+const ClModule kDoubleModule(R"CL(
+__kernel void double_it(__global int *x, int n) {
+  int i = get_global_id(0);
+  if (i < n) x[i] *= 2;
+}
+)CL", "opencl_multi_device_double.cl");
+const ClSite kDouble(kDoubleModule, "double_it",
+                     {buffer(offsetof(DoubleArgs, x)), value<int>(offsetof(DoubleArgs, n))},
+                     "double_it", slow_double_on_cpu);
 const ClSite kMix(kModule, "weighted_sum",
                   {buffer(offsetof(MixArgs, a)), buffer(offsetof(MixArgs, b)),
                    buffer(offsetof(MixArgs, c)), value<int>(offsetof(MixArgs, n))});
@@ -277,6 +299,32 @@ TEST_F(MultiDevice, LocalityRunsTasksWhereTheirDataLives) {
   EXPECT_EQ(directory().counters(last_space).bytes_to_device, before[last].bytes_to_device +
                                                                    n * sizeof(int))
       << "the last device got only 'zero' from the host";
+}
+
+// NANORT_SCHEDULER=dmda (its own ctest entry): a task kind with an OpenCL and a (slow) CPU
+// version is tried on every place first, then goes where it finishes first: the devices.
+TEST_F(MultiDevice, DmdaLearnsWhichPlaceIsFaster) {
+  if (std::string(nanort::rt::Runtime::get().scheduler_name()) != "dmda")
+    GTEST_SKIP() << "runs with NANORT_SCHEDULER=dmda";
+  constexpr int n = 1024, calibration = 24, measured = 40;
+  auto &arrays = data_.make<std::vector<std::vector<int>>>(calibration + measured,
+                                                          std::vector<int>(n, 1));
+  auto submit = [&](int k) {
+    return Task(kDouble, DoubleArgs{arrays[k].data(), n}).inout(arrays[k].data(), n).ndrange({n}).submit();
+  };
+  for (int k = 0; k < calibration; ++k) ASSERT_OK(submit(k));
+  ASSERT_OK(nanort_taskwait());
+  int on_devices = 0;
+  for (int k = calibration; k < calibration + measured; ++k) {
+    ASSERT_OK(submit(k));
+    // One at a time, so that each decision sees idle places: a device, 3 ms faster.
+    ASSERT_OK(nanort_taskwait_noflush());
+    on_devices += only_owner(arrays[k].data()) != 0;  // else it ran on the CPU
+  }
+  EXPECT_GE(on_devices, measured * 9 / 10) << "tasks on the devices, of " << measured;
+  ASSERT_OK(nanort_taskwait());
+  for (auto &x : arrays)
+    for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 2) << i;
 }
 
 TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {

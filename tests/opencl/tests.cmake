@@ -84,10 +84,14 @@ nanort_opencl_gtest(opencl_multi_device
 # copies), which runs on any machine with PoCL; other platforms' devices join in.
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_pocl2
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread")
-# ... and with the locality policy placing the tasks.
+# ... and with the locality and dmda policies placing the tasks (dmda's model in the build
+# folder, learnt afresh by each run).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_locality
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_SCHEDULER=locality)
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_dmda
+  ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
+      NANORT_SCHEDULER=dmda NANORT_PERF_MODEL=off)
 
 # NANORT_OPENCL_DEVICES=none: OpenCL-only tasks fail at submit, naming the task.
 nanort_opencl_gtest(opencl_no_device

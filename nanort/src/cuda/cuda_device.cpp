@@ -400,6 +400,7 @@ class CudaDevice final : public Accelerator {
            std::to_string(info_.minor) + ", " + std::to_string(info_.multiprocessors) +
            " SMs, PCI " + info_.pci_bus_id + ")";
   }
+  std::string model() const override { return "cuda:" + info_.name; }
   dc::MemorySpace &memory() override { return *memory_; }
   CudaMemory &cuda_memory() { return *memory_; }
   bool completes_in_order() const override { return true; }  // one kernel stream

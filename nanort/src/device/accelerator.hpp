@@ -52,6 +52,9 @@ class Accelerator {
   virtual const std::string &name() const = 0;
   // For nanort-info and statistics: "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, OpenCL 3.0 CUDA)".
   virtual std::string description() const = 0;
+  // The kind of device, for performance models shared by identical devices:
+  // "cuda:NVIDIA H100 80GB HBM3".
+  virtual std::string model() const { return name(); }
   virtual dc::MemorySpace &memory() = 0;
 
   // Enqueues the task's kernel to start once 'staging.ready' are done; returns its

@@ -72,18 +72,38 @@ void DeviceManager::run() {
   std::uint64_t idle_since = 0;  // when polling last found nothing to do
   for (;;) {
     bool progress = false;
-    for (std::size_t i = 0; i < running_.size();) {
-      if (running_[i].done->poll()) {
+    if (in_order_) {
+      // The oldest ones that are done. They share the time since the previous ones were seen
+      // done (or since the first of them started): on an in-order device that is what each
+      // took, as nearly as the host can tell (their completion is one event).
+      std::size_t done = 0;
+      while (done < running_.size() && running_[done].done->poll()) ++done;
+      if (done > 0) {
+        const std::uint64_t now = Observer::now_ns();
+        const std::uint64_t begin = std::max(running_.front().start_ns, last_done_ns_);
+        const std::uint64_t share = now > begin ? (now - begin) / done : 0;
+        last_done_ns_ = now;
+        for (std::size_t k = 0; k < done; ++k) {
+          Running finished = std::move(running_.front());
+          running_.pop_front();
+          running_count_.store(running_.size(), std::memory_order_relaxed);
+          complete(finished, share);
+          recycle(finished);
+        }
+        progress = true;
+      }
+    } else {
+      for (std::size_t i = 0; i < running_.size();) {
+        if (!running_[i].done->poll()) {
+          ++i;
+          continue;
+        }
         Running finished = std::move(running_[i]);
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
         running_count_.store(running_.size(), std::memory_order_relaxed);
-        complete(finished);
+        complete(finished, Observer::now_ns() - finished.start_ns);
         recycle(finished);
         progress = true;
-      } else if (in_order_) {
-        break;  // the later ones are not done either
-      } else {
-        ++i;
       }
     }
     while (running_.size() < in_flight_) {
@@ -175,7 +195,7 @@ void DeviceManager::recycle(Running &running) {
   spare_.push_back(std::move(running));
 }
 
-void DeviceManager::complete(Running &running) {
+void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
   const std::uint64_t start_ns = timing_ ? Observer::now_ns() : 0;
   struct AddTime {  // on every way out
     DeviceManager &manager;
@@ -196,6 +216,7 @@ void DeviceManager::complete(Running &running) {
     fail(running.task, failure, running.start_ns);
     return;
   }
+  runtime_.device_task_measured(*running.task, static_cast<int>(space_) - 1, ran_ns, true);
   runtime_.device_task_done(running.task, lane_, running.start_ns, false);
 }
 
@@ -211,6 +232,7 @@ void DeviceManager::stop_program(Task *task, const std::string &what) {
 void DeviceManager::fail(Task *task, const std::string &what, std::uint64_t start_ns) {
   task->parent->record_error(task->describe() + " failed on " + accelerator_.name() + ": " +
                              what);
+  runtime_.device_task_measured(*task, static_cast<int>(space_) - 1, 0, false);
   runtime_.device_task_done(task, lane_, start_ns, true);
 }
 

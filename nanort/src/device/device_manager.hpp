@@ -38,6 +38,13 @@ class DeviceManager {
   // here, in launch order), or one placed here by the program. Taken before the tasks of the
   // shared queue.
   void push_own(Task *task);
+  // dmda: the expected time of the work placed here and not yet done.
+  void add_expected_work(std::int64_t nanoseconds) {
+    expected_work_ns_.fetch_add(nanoseconds, std::memory_order_relaxed);
+  }
+  double expected_work_s() const {
+    return static_cast<double>(expected_work_ns_.load(std::memory_order_relaxed)) * 1e-9;
+  }
   // Tasks waiting in this device's own queue or running on it, for placement decisions.
   double load() const {
     return static_cast<double>(early_count_.load(std::memory_order_relaxed) +
@@ -59,7 +66,7 @@ class DeviceManager {
   Started start(Task *task);
   Task *pop_early();
   bool work_waiting() const;
-  void complete(Running &running);
+  void complete(Running &running, std::uint64_t ran_ns);
   void recycle(Running &running);
   void fail(Task *task, const std::string &what, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
@@ -86,6 +93,8 @@ class DeviceManager {
   std::deque<Task *> early_;  // guarded by early_lock_
   std::atomic<std::size_t> early_count_{0};
   std::atomic<std::size_t> running_count_{0};  // running_.size(), for other threads
+  std::atomic<std::int64_t> expected_work_ns_{0};
+  std::uint64_t last_done_ns_ = 0;  // when the latest completions were seen
   std::atomic<bool> stopping_{false};
   IdleWaiters idle_;
   std::thread thread_;

@@ -486,6 +486,7 @@ class OpenClDevice final : public Accelerator {
     return info_.name + " (" + type_name(info_.type) + ", " + info_.platform_name + ", " +
            info_.version + ")";
   }
+  std::string model() const override { return "opencl:" + info_.name; }
   dc::MemorySpace &memory() override { return *memory_; }
 
   dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,

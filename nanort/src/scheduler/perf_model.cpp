@@ -31,8 +31,11 @@ bool PerfModel::record(const PerfKey &key, double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) return false;
   std::lock_guard<std::mutex> guard(mutex_);
   Stats &s = stats_[key];
-  if (s.count >= kCalibration && s.mean > 0 &&
-      (seconds > s.mean * kOutlierRatio || seconds < s.mean / kOutlierRatio)) {
+  if (!s.warmed) {
+    s.warmed = true;
+    return false;
+  }
+  if (s.count >= kCalibration && s.mean > 0 && seconds > s.mean * kOutlierRatio) {
     ++s.rejected;
     return false;
   }

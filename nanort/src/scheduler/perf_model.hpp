@@ -3,9 +3,11 @@
 //
 // A key is a task kind (its label and pragma location), a place class ("smp", or a device's
 // model, "cuda:NVIDIA H100 80GB HBM3") and the size of the task's data in powers of two. Each
-// key keeps the running mean and variance of its samples (Welford's method). Once a key has
-// kCalibration samples it is calibrated; from then on a sample more than kOutlierRatio times
-// away from its mean is rejected (a first launch that loads a module, a page-fault storm). A
+// key keeps the running mean and variance of its samples (Welford's method). The first sample
+// of a key in each process is not kept: it pays for loading or building the kernel, for first
+// touches of memory. Once a key has kCalibration samples it is calibrated; from then on a
+// sample more than kOutlierRatio times its mean is rejected (a page-fault storm, a preempted
+// thread); faster ones are kept (a time cannot be measured shorter than it was). A
 // size that has no samples of its own borrows the nearest calibrated size of the same task and
 // place, scaled by the size ratio. The model persists per machine as a text file, written
 // whole and renamed into place; a damaged file is reported and ignored, never half-trusted.
@@ -32,7 +34,8 @@ class PerfModel {
   static constexpr std::uint64_t kCalibration = 5;
   static constexpr double kOutlierRatio = 4.0;
 
-  // A measured execution; false when it was rejected as an outlier.
+  // A measured execution; false when it was not kept (the first of its key in this process,
+  // or an outlier).
   bool record(const PerfKey &key, double seconds);
   // The expected time of 'key', if it or a size near it is calibrated.
   std::optional<double> expected(const PerfKey &key) const;
@@ -52,6 +55,7 @@ class PerfModel {
     std::uint64_t count = 0;
     double mean = 0, m2 = 0;  // Welford: running mean, sum of squared deviations
     std::uint64_t rejected = 0;
+    bool warmed = false;  // this process has seen (and dropped) its first sample
   };
   mutable std::mutex mutex_;
   std::map<PerfKey, Stats> stats_;

@@ -64,6 +64,7 @@ std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> can
 
 std::unique_ptr<PlacementPolicy> make_placement(std::string_view name) {
   if (name == "locality") return std::make_unique<LocalityPolicy>();
+  if (name == "dmda") return std::make_unique<EarliestFinishPolicy>();
   return nullptr;
 }
 

@@ -13,6 +13,10 @@ const std::vector<SchedulerInfo> &scheduler_policies() {
        "where the data it writes lives alone, else to the device holding most of what it reads "
        "unless that one is markedly more loaded, else to the least loaded device (the CPU "
        "workers when every device is markedly busier)", &make_breadth_first},
+      {"dmda", "breadth-first queues; each ready task that several places could run goes where "
+       "it is expected to finish first (the place's queued work + copies of the inputs it lacks "
+       "+ the task's time there, learnt per task kind, place and data size and kept per machine "
+       "in NANORT_PERF_MODEL); tried on each place until measured", &make_breadth_first},
   };
   return policies;
 }
