@@ -464,6 +464,7 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   out.ready.clear();
   out.pinned.clear();
   out.committed = false;
+  out.bytes_in = 0;
   if (stage_in_place(id, accesses, out)) return StageResult::Staged;
 
   // 1. Allocations: one for each group of accesses whose ranges overlap each other or a
@@ -572,6 +573,7 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   for (const CompletionPtr &done : issue(to_host)) done->wait();
   for (PlannedCopy &copy : to_space)
     if (copy.from == kHost) copy.after.clear();  // host copies above are done
+  for (const PlannedCopy &copy : to_space) out.bytes_in += copy.end - copy.start;
   for (CompletionPtr &done : issue(to_space)) out.ready.push_back(std::move(done));
   tracked_.store(fragments_.size(), std::memory_order_release);
   return StageResult::Staged;

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <new>
 #include <stdexcept>
+#include <tuple>
 
 #include "cpu/cpu_worker_pool.hpp"
 #include "device/accelerator.hpp"
@@ -819,9 +820,11 @@ void Runtime::place(Task *task) {
     static thread_local std::vector<dc::LocatedBytes> located;
     device_data(*task, data);
     directory_->locate(data, located);
-    std::uint64_t read_bytes = 0;
-    for (const dc::DataAccess &access : data)
+    std::uint64_t read_bytes = 0, written_bytes = 0;
+    for (const dc::DataAccess &access : data) {
       if (access.reads) read_bytes += access.region.bytes();
+      if (access.writes) written_bytes += access.region.bytes();
+    }
     const int workers = device_count(NANORT_DEVICE_SMP);
     for (PlacementCandidate &candidate : candidates) {
       const dc::SpaceId space =
@@ -829,12 +832,16 @@ void Runtime::place(Task *task) {
       candidate.valid = located[space].valid;
       candidate.owned = located[space].owned;
       if (!perf_model_) continue;
-      // Copies at an assumed rate (staged copies run at 10 to 40 GB/s on the machines
-      // measured); queued work from the model's expectations of what waits there.
-      constexpr double kAssumedBytesPerSecond = 16e9;
-      candidate.transfer =
-          static_cast<double>(read_bytes - std::min(read_bytes, candidate.valid)) /
-          kAssumedBytesPerSecond;
+      // Copies: the bytes it reads that are not there, and on a device the bytes it writes,
+      // which go home later, at the rate the device's staging has shown (16 GB/s for data
+      // going to the host from a device: the CPU's side has no staging of its own to measure).
+      const std::uint64_t missing = read_bytes - std::min(read_bytes, candidate.valid);
+      if (candidate.device < 0)
+        candidate.transfer = static_cast<double>(missing) / 16e9;
+      else
+        candidate.transfer =
+            static_cast<double>(missing + written_bytes) *
+            managers_[static_cast<std::size_t>(candidate.device)]->seconds_per_byte();
       if (candidate.device < 0) {
         candidate.free_in = static_cast<double>(cpu_expected_ns_.load(std::memory_order_relaxed)) *
                             1e-9 / std::max(1, workers);
@@ -865,7 +872,11 @@ PerfKey Runtime::perf_key(const Task &task, std::string place) const {
   std::uint64_t bytes = 0;
   for (const Access &access : task.accesses) bytes += access.region.bytes();
   for (const Access &copy : task.copies) bytes += copy.region.bytes();
-  return PerfKey{task.describe(), std::move(place), PerfModel::size_class(bytes)};
+  // The task kind's name, made once per label and location (static strings) and thread.
+  static thread_local std::map<std::tuple<const char *, const char *, int>, std::string> names;
+  std::string &name = names[{task.label, task.file, task.line}];
+  if (name.empty()) name = task.describe();
+  return PerfKey{name, std::move(place), PerfModel::size_class(bytes)};
 }
 
 void Runtime::device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,

@@ -57,11 +57,12 @@ TEST(Locality, FreshDataGoesToTheLeastLoadedDevice) {
   EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 0), gpu(1, 0)}), 1u) << "ties: the first device";
 }
 
-TEST(Locality, CpuWorkersTakeOverWhenEveryDeviceIsMarkedlyBusier) {
-  EXPECT_EQ(choose({cpu(0.5, 4096), gpu(0, 8), gpu(1, 9)}), 0u);
-  EXPECT_EQ(choose({cpu(0.5, 4096), gpu(0, 2), gpu(1, 9)}), 1u) << "one device is not";
-  // Data on a busy device, the CPU idle: the rule sends it to the least loaded place.
-  EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 10, 4096)}), 0u);
+TEST(Locality, TheCpuWorkersOnlyWhenNoDeviceCanRunIt) {
+  // However idle the CPU and busy the devices: locality knows no speeds.
+  EXPECT_EQ(choose({cpu(0.5, 4096), gpu(0, 8), gpu(1, 9)}), 1u);
+  EXPECT_EQ(choose({cpu(0, 4096), gpu(0, 10, 4096)}), 1u);
+  // Data on a device markedly busier than another device: the other one.
+  EXPECT_EQ(choose({gpu(0, 10, 4096), gpu(1, 1)}), 1u);
 }
 
 TEST(Locality, OnlyOnePlaceOrOnlyTheCpu) {

@@ -74,13 +74,13 @@ void DeviceManager::run() {
     bool progress = false;
     if (in_order_) {
       // The oldest ones that are done. They share the time since the previous ones were seen
-      // done (or since the first of them started): on an in-order device that is what each
-      // took, as nearly as the host can tell (their completion is one event).
+      // done (or since the first of them was launched, its data staged): on an in-order device
+      // that is what each took, as nearly as the host can tell (their completion is one event).
       std::size_t done = 0;
       while (done < running_.size() && running_[done].done->poll()) ++done;
       if (done > 0) {
         const std::uint64_t now = Observer::now_ns();
-        const std::uint64_t begin = std::max(running_.front().start_ns, last_done_ns_);
+        const std::uint64_t begin = std::max(running_.front().launch_ns, last_done_ns_);
         const std::uint64_t share = now > begin ? (now - begin) / done : 0;
         last_done_ns_ = now;
         for (std::size_t k = 0; k < done; ++k) {
@@ -101,7 +101,7 @@ void DeviceManager::run() {
         Running finished = std::move(running_[i]);
         running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
         running_count_.store(running_.size(), std::memory_order_relaxed);
-        complete(finished, Observer::now_ns() - finished.start_ns);
+        complete(finished, Observer::now_ns() - finished.launch_ns);
         recycle(finished);
         progress = true;
       }
@@ -160,7 +160,14 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       return Started::Busy;
     }
     staged = true;
-    const std::uint64_t staged_ns = timing_ ? Observer::now_ns() : 0;
+    const std::uint64_t staged_ns = Observer::now_ns();
+    running.launch_ns = staged_ns;
+    if (running.staging.bytes_in >= (64u << 10)) {
+      const double sample = static_cast<double>(staged_ns - running.start_ns) * 1e-9 /
+                            static_cast<double>(running.staging.bytes_in);
+      seconds_per_byte_.store(0.8 * seconds_per_byte_.load(std::memory_order_relaxed) + 0.2 * sample,
+                              std::memory_order_relaxed);
+    }
     running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
     const std::uint64_t launched_ns = timing_ ? Observer::now_ns() : 0;
     if (in_order_) {

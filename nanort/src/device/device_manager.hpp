@@ -45,6 +45,9 @@ class DeviceManager {
   double expected_work_s() const {
     return static_cast<double>(expected_work_ns_.load(std::memory_order_relaxed)) * 1e-9;
   }
+  // dmda: seconds per byte of the copies into this device as staging them took (a moving
+  // average over the tasks that copied at least 64 KiB; 16 GB/s until one did).
+  double seconds_per_byte() const { return seconds_per_byte_.load(std::memory_order_relaxed); }
   // Tasks waiting in this device's own queue or running on it, for placement decisions.
   double load() const {
     return static_cast<double>(early_count_.load(std::memory_order_relaxed) +
@@ -58,7 +61,8 @@ class DeviceManager {
     std::vector<dc::DataAccess> data;
     dc::Directory::Staging staging;
     dc::CompletionPtr done;
-    std::uint64_t start_ns = 0;
+    std::uint64_t start_ns = 0;   // taken: staging begins
+    std::uint64_t launch_ns = 0;  // staged: the launch begins
   };
   enum class Started { Yes, Busy, Failed };
 
@@ -94,6 +98,7 @@ class DeviceManager {
   std::atomic<std::size_t> early_count_{0};
   std::atomic<std::size_t> running_count_{0};  // running_.size(), for other threads
   std::atomic<std::int64_t> expected_work_ns_{0};
+  std::atomic<double> seconds_per_byte_{1.0 / 16e9};
   std::uint64_t last_done_ns_ = 0;  // when the latest completions were seen
   std::atomic<bool> stopping_{false};
   IdleWaiters idle_;

@@ -11,10 +11,9 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
       best = i;
   if (best != none) return best;
 
-  std::size_t least = 0, least_device = none, cpu = none;
+  std::size_t least_device = none, cpu = none;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlacementCandidate &c = candidates[i];
-    if (c.load < candidates[least].load) least = i;
     if (c.device < 0) {
       cpu = i;
     } else if (least_device == none || c.load < candidates[least_device].load) {
@@ -24,8 +23,8 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
   if (least_device == none) return cpu;  // only the CPU workers can run it
 
   // 2. The device where most of what it reads is valid (fewer bytes to move), unless that
-  // device is markedly more loaded than the least loaded place. The host holds every byte not
-  // on a device, so the CPU workers do not take part here: devices first.
+  // device is markedly more loaded than the least loaded one. The host holds every byte not on
+  // a device, so the CPU workers do not take part here: devices first.
   best = none;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlacementCandidate &c = candidates[i];
@@ -34,12 +33,12 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
         (c.valid == candidates[best].valid && c.load < candidates[best].load))
       best = i;
   }
-  if (best != none && !markedly_more_loaded(candidates[best].load, candidates[least].load))
+  if (best != none &&
+      !markedly_more_loaded(candidates[best].load, candidates[least_device].load))
     return best;
 
-  // 3. The least loaded device, unless every device is markedly busier than the CPU workers.
-  if (cpu != none && markedly_more_loaded(candidates[least_device].load, candidates[cpu].load))
-    return cpu;
+  // 3. The least loaded device. (Not the CPU workers, however idle: without a model of speeds
+  // an idle CPU looks better than a busy GPU that would still finish far sooner.)
   return least_device;
 }
 

@@ -43,12 +43,12 @@ class PlacementPolicy {
   virtual std::size_t choose(std::span<const PlacementCandidate> candidates) const = 0;
 };
 
-// Locality (PaRSEC's rule): where the task's written data already lives alone; else where most
-// of the bytes it reads are valid, unless that place is markedly more loaded than the least
-// loaded candidate (more than twice its load plus one task); else the least loaded. Devices
-// come before the CPU workers when the data does not decide (a task with a kernel is usually
-// written for the device), and the CPU workers are chosen when every device is markedly more
-// loaded than they are.
+// Locality (PaRSEC's rule) among the devices: where the task's written data already lives
+// alone; else the device where most of the bytes it reads are valid, unless it is markedly more
+// loaded than the least loaded device (more than twice its load plus one task); else the least
+// loaded device. The CPU workers run it only when no device can: this policy knows no speeds,
+// and an idle CPU is no reason to leave a busy GPU that would still finish far sooner (dmda
+// weighs that).
 class LocalityPolicy final : public PlacementPolicy {
  public:
   const char *name() const override { return "locality"; }

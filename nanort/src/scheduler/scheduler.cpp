@@ -9,10 +9,10 @@ const std::vector<SchedulerInfo> &scheduler_policies() {
       {"breadth-first", "one shared FIFO queue, higher priority first; device tasks wait in one "
        "queue per device kind and go to whichever device of that kind is free first (the "
        "default)", &make_breadth_first},
-      {"locality", "breadth-first queues; each ready task that several places could run goes "
+      {"locality", "breadth-first queues; each ready task that several devices could run goes "
        "where the data it writes lives alone, else to the device holding most of what it reads "
        "unless that one is markedly more loaded, else to the least loaded device (the CPU "
-       "workers when every device is markedly busier)", &make_breadth_first},
+       "workers only when no device can run it)", &make_breadth_first},
       {"dmda", "breadth-first queues; each ready task that several places could run goes where "
        "it is expected to finish first (the place's queued work + copies of the inputs it lacks "
        "+ the task's time there, learnt per task kind, place and data size and kept per machine "

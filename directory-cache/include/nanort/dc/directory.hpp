@@ -109,6 +109,7 @@ class Directory {
     std::vector<CompletionPtr> ready;   // the task starts once these are done
     std::vector<Allocation *> pinned;   // held until finish()
     bool committed = false;             // commit_launched() recorded the writes
+    std::size_t bytes_in = 0;           // copied into the space for this task
   };
   enum class StageResult { Staged, Busy };
 
