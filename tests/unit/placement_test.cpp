@@ -104,11 +104,20 @@ TEST(EarliestFinish, EarliestExpectedFinishWins) {
   EXPECT_EQ(earliest({timed(0, 0, 2e-3, 1e-3), timed(1, 1e-3, 0, 1e-3)}), 1u);
 }
 
-TEST(EarliestFinish, UnmeasuredPlacesAreTriedFirst) {
+TEST(EarliestFinish, IdlePlacesTheModelDoesNotKnowAreMeasuredFirst) {
   EXPECT_EQ(earliest({timed(-1, 0, 0, 1e-3), timed(0, 0, 0, -1)}), 1u);
-  EXPECT_EQ(earliest({timed(0, 0, 0, -1, 3), timed(1, 0, 0, -1, 1), timed(-1, 0, 0, 1e-3)}), 1u)
-      << "the least loaded unmeasured one";
+  EXPECT_EQ(earliest({timed(0, 0, 0, -1, 3), timed(1, 0, 0, -1, 0), timed(-1, 0, 0, 1e-3)}), 1u)
+      << "the idle unmeasured one";
   EXPECT_STREQ(EarliestFinishPolicy().name(), "dmda");
+}
+
+TEST(EarliestFinish, LikeLocalityWhileUnmeasuredPlacesAreBusy) {
+  // The CPU is not measured yet and busy: locality's choice, the less loaded GPU.
+  EXPECT_EQ(earliest({timed(-1, 0, 0, -1, 2), timed(0, 0, 0, 1e-3, 4), timed(1, 0, 0, 1e-3, 1)}),
+            2u);
+  // Even where the model would send it elsewhere: GPU 0 would finish first by the model.
+  EXPECT_EQ(earliest({timed(-1, 0, 0, -1, 2), timed(0, 0, 0, 1e-6, 3), timed(1, 9, 0, 1e-3, 0)}),
+            2u);
 }
 
 }  // namespace

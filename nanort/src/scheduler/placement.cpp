@@ -44,12 +44,14 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
 
 std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> candidates) const {
   const std::size_t none = candidates.size();
-  std::size_t unknown = none, best = none;
+  std::size_t idle_unknown = none, best = none;
+  bool unknown = false;
   double best_finish = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlacementCandidate &c = candidates[i];
     if (c.expected < 0) {
-      if (unknown == none || c.load < candidates[unknown].load) unknown = i;
+      unknown = true;
+      if (idle_unknown == none && c.load == 0) idle_unknown = i;
       continue;
     }
     const double finish = c.free_in + c.transfer + c.expected;
@@ -58,7 +60,9 @@ std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> can
       best_finish = finish;
     }
   }
-  return unknown != none ? unknown : best;  // measure where it is not known yet
+  if (idle_unknown != none) return idle_unknown;  // measure it there
+  if (unknown) return LocalityPolicy().choose(candidates);
+  return best;
 }
 
 std::unique_ptr<PlacementPolicy> make_placement(std::string_view name) {

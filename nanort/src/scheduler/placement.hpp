@@ -57,8 +57,9 @@ class LocalityPolicy final : public PlacementPolicy {
 };
 
 // Performance model (HEFT, StarPU's dmda): the earliest expected finish, free_in + transfer +
-// expected. While the model does not know the task on some candidates, it runs there (the
-// least loaded of them first), so that every place gets measured: calibration is automatic.
+// expected. While the model does not know the task on some candidates, it behaves like
+// locality, except that an idle candidate the model does not know yet gets the task, so that
+// every place gets measured: calibration is automatic, one task at a time per idle place.
 class EarliestFinishPolicy final : public PlacementPolicy {
  public:
   const char *name() const override { return "dmda"; }
