@@ -312,7 +312,12 @@ TEST_F(MultiDevice, DmdaLearnsWhichPlaceIsFaster) {
   auto submit = [&](int k) {
     return Task(kDouble, DoubleArgs{arrays[k].data(), n}).inout(arrays[k].data(), n).ndrange({n}).submit();
   };
-  for (int k = 0; k < calibration; ++k) ASSERT_OK(submit(k));
+  // Calibration: one task at a time, so that each place is idle in turn and gets measured
+  // (dmda sends a task to an idle place it does not know yet).
+  for (int k = 0; k < calibration; ++k) {
+    ASSERT_OK(submit(k));
+    ASSERT_OK(nanort_taskwait_noflush());
+  }
   ASSERT_OK(nanort_taskwait());
   int on_devices = 0;
   for (int k = calibration; k < calibration + measured; ++k) {
