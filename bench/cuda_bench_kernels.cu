@@ -21,3 +21,18 @@ extern "C" __global__ void crunch(float *x, int n, int rounds) {
   for (int r = 0; r < rounds; ++r) v = v * 0.999f + 0.5f;
   x[i] = v;
 }
+
+// C += A * B on n x n row-major tiles (n a multiple of 16), in 16 x 16 blocks of shared memory.
+extern "C" __global__ void gemm_tile(const float *a, const float *b, float *c, int n) {
+  __shared__ float as[16][16], bs[16][16];
+  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  float sum = 0;
+  for (int k0 = 0; k0 < n; k0 += 16) {
+    as[threadIdx.y][threadIdx.x] = a[row * n + k0 + threadIdx.x];
+    bs[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) sum += as[threadIdx.y][k] * bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  c[row * n + col] += sum;
+}

@@ -1,5 +1,7 @@
-// scheduling_bench: CPU + GPU load balance (issue 6, item 7; README.md, "scheduling_bench").
+// scheduling_bench: the placement policies side by side (issue 6, item 7; README.md,
+// "scheduling_bench").
 //
+// A. CPU + GPU load balance:
 // Many independent tasks, each with an smp and a CUDA implementation, on a block of its own
 // ('rounds' multiply-adds per element: few rounds make copying to the GPU the larger cost, many
 // make the GPU much faster). For each granularity:
@@ -9,8 +11,14 @@
 //     process of this program started with NANORT_SCHEDULER set (a policy is chosen at start);
 //     dmda learns in warm-up runs first (its model: NANORT_PERF_MODEL=off, afresh).
 // Time = submitting every task + a flushing taskwait (the results home), median of the runs.
+//
+// B. Blocked matrix multiplication, C += A B in square tiles (a CUDA kernel per tile product,
+// inout on the C tile): time and bytes moved by the directory under each policy, on GPU 0
+// alone and on every GPU (child processes with NANORT_CUDA_DEVICES and NANORT_SCHEDULER set).
+//
 // Results are checked. Without a GPU it prints SKIP and why, and exits 0.
 #include <nanort/nanort.h>
+#include <nanort/dc/directory.hpp>
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -25,7 +33,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "runtime.hpp"
 
 extern "C" const unsigned char cuda_bench_kernels[];
 extern char **environ;
@@ -133,22 +144,107 @@ Measured measure(const Workload &w, double cpu_share, int gpus, int warmups, int
   return {median(times), share};
 }
 
-// A child process measuring one policy: this program with --policy-run, NANORT_SCHEDULER set.
-Measured measure_policy(const char *self, const char *policy, const Workload &w, int reps) {
-  std::string scheduler = std::string("NANORT_SCHEDULER=") + policy;
+// ---------------------------------------------------------------------------------------------
+// B. Blocked matrix multiplication
+
+struct GemmArgs {
+  const float *a, *b;
+  float *c;
+  int n;
+};
+const nanort_kernel_arg kGemmArgs[] = {{offsetof(GemmArgs, a), sizeof(void *), NANORT_ARG_BUFFER},
+                                       {offsetof(GemmArgs, b), sizeof(void *), NANORT_ARG_BUFFER},
+                                       {offsetof(GemmArgs, c), sizeof(void *), NANORT_ARG_BUFFER},
+                                       {offsetof(GemmArgs, n), sizeof(int), NANORT_ARG_VALUE}};
+const nanort_task_impl kGemmImpl = {NANORT_DEVICE_CUDA, nullptr, "gemm_tile", &kModule, kGemmArgs, 4};
+const nanort_task_site kGemmSite = {NANORT_ABI_VERSION, "gemm_tile", __FILE__, __LINE__, &kGemmImpl, 1, nullptr};
+
+// Bytes the directory moved so far, all spaces and directions.
+std::uint64_t bytes_moved() {
+  const nanort::dc::Directory *directory = nanort::rt::Runtime::get().directory();
+  std::uint64_t bytes = 0;
+  for (nanort::dc::SpaceId s = 1; s < directory->space_count(); ++s) {
+    const nanort::dc::TransferCounters c = directory->counters(s);
+    bytes += c.bytes_to_device + c.bytes_to_host + c.bytes_from_peer;
+  }
+  return bytes;
+}
+
+// tiles x tiles tiles of n x n floats; A and B of small integers, so that sums are exact.
+struct MatmulResult {
+  double ms;
+  double gib_moved;  // per run
+};
+MatmulResult matmul(int tiles, int n, int reps) {
+  const std::size_t tile = static_cast<std::size_t>(n) * n;
+  auto index = [&](int i, int j) { return (static_cast<std::size_t>(i) * tiles + j) * tile; };
+  std::vector<float> a(tile * tiles * tiles), b(a.size()), c(a.size());
+  for (std::size_t e = 0; e < a.size(); ++e) {
+    a[e] = static_cast<float>(e % 3);
+    b[e] = static_cast<float>((e / 7) % 2);
+  }
+  std::vector<double> times;
+  std::uint64_t moved = 0;
+  for (int rep = -1; rep < reps; ++rep) {
+    std::fill(c.begin(), c.end(), 0.0f);
+    const std::uint64_t before = bytes_moved();
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < tiles; ++k)
+      for (int i = 0; i < tiles; ++i)
+        for (int j = 0; j < tiles; ++j) {
+          nanort_task *t = nanort_task_create(&kGemmSite, sizeof(GemmArgs));
+          if (!t) die(std::string("nanort_task_create: ") + nanort_last_error());
+          *static_cast<GemmArgs *>(nanort_task_args(t)) = {&a[index(i, k)], &b[index(k, j)],
+                                                           &c[index(i, j)], n};
+          check_nanort(nanort_task_access(t, &a[index(i, k)], tile * sizeof(float), NANORT_IN), "a");
+          check_nanort(nanort_task_access(t, &b[index(k, j)], tile * sizeof(float), NANORT_IN), "b");
+          check_nanort(nanort_task_access(t, &c[index(i, j)], tile * sizeof(float), NANORT_INOUT), "c");
+          const std::size_t global[2] = {static_cast<std::size_t>(n), static_cast<std::size_t>(n)};
+          const std::size_t local[2] = {16, 16};
+          check_nanort(nanort_task_set_ndrange(t, 2, global, local), "ndrange");
+          check_nanort(nanort_task_submit(t), "submit");
+        }
+    check_nanort(nanort_taskwait(), "taskwait");
+    if (rep >= 0) {
+      times.push_back(std::chrono::duration<double>(Clock::now() - start).count() * 1e3);
+      moved += bytes_moved() - before;
+    }
+  }
+  // One element of each C tile against the host.
+  for (int i = 0; i < tiles; ++i)
+    for (int j = 0; j < tiles; ++j) {
+      const int r = n / 3, col = n / 5;
+      double expected = 0;
+      for (int k = 0; k < tiles; ++k)
+        for (int e = 0; e < n; ++e)
+          expected += static_cast<double>(a[index(i, k) + static_cast<std::size_t>(r) * n + e]) *
+                      b[index(k, j) + static_cast<std::size_t>(e) * n + col];
+      if (c[index(i, j) + static_cast<std::size_t>(r) * n + col] != static_cast<float>(expected))
+        die("wrong matrix product");
+    }
+  return {median(times), static_cast<double>(moved) / reps / (1u << 30)};
+}
+
+// Runs this program again with 'args', its environment changed by 'settings' (NAME=value,
+// replacing what was set), and returns the two numbers the child prints.
+std::pair<double, double> run_child(const std::vector<std::string> &args,
+                                    const std::vector<std::string> &settings) {
   std::vector<std::string> env_text;
-  for (char **e = environ; *e; ++e)
-    if (std::strncmp(*e, "NANORT_SCHEDULER=", 17) != 0 && std::strncmp(*e, "NANORT_PERF_MODEL=", 18) != 0)
-      env_text.push_back(*e);
-  env_text.push_back(scheduler);
-  env_text.push_back("NANORT_PERF_MODEL=off");
+  for (char **e = environ; *e; ++e) {
+    bool replaced = false;
+    for (const std::string &setting : settings)
+      replaced = replaced || std::strncmp(*e, setting.c_str(), setting.find('=') + 1) == 0;
+    if (!replaced) env_text.push_back(*e);
+  }
+  env_text.insert(env_text.end(), settings.begin(), settings.end());
   std::vector<char *> env;
   for (std::string &text : env_text) env.push_back(text.data());
   env.push_back(nullptr);
-  const std::string tasks = std::to_string(w.tasks), n = std::to_string(w.n),
-                    rounds = std::to_string(w.rounds), repetitions = std::to_string(reps);
-  const char *argv[] = {self, "--policy-run", tasks.c_str(), n.c_str(), rounds.c_str(),
-                        repetitions.c_str(), nullptr};
+  const char *self = "/proc/self/exe";
+  std::vector<std::string> arg_text(args);
+  std::vector<char *> argv{const_cast<char *>(self)};
+  for (std::string &arg : arg_text) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) die("pipe failed");
   posix_spawn_file_actions_t actions;
@@ -156,7 +252,7 @@ Measured measure_policy(const char *self, const char *policy, const Workload &w,
   posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
   pid_t child = 0;
-  if (posix_spawn(&child, self, &actions, nullptr, const_cast<char **>(argv), env.data()) != 0)
+  if (posix_spawn(&child, self, &actions, nullptr, argv.data(), env.data()) != 0)
     die("cannot start " + std::string(self));
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_ends[1]);
@@ -167,18 +263,23 @@ Measured measure_policy(const char *self, const char *policy, const Workload &w,
   close(pipe_ends[0]);
   int status = 0;
   waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || output.empty())
-    die(std::string("the ") + policy + " run failed: " + output);
-  Measured measured{};
-  if (std::sscanf(output.c_str(), "%lf %lf", &measured.ms, &measured.cpu_share) != 2)
-    die(std::string("the ") + policy + " run printed: " + output);
-  return measured;
+  std::pair<double, double> numbers;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      std::sscanf(output.c_str(), "%lf %lf", &numbers.first, &numbers.second) != 2)
+    die("the run of " + args[0] + " with " + settings[0] + " failed: " + output);
+  return numbers;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
   setenv("NANORT_OPENCL_DEVICES", "none", 0);
+  if (argc == 5 && std::strcmp(argv[1], "--matmul-run") == 0) {
+    check_nanort(nanort_init(), "nanort_init");
+    const MatmulResult m = matmul(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+    std::printf("%.3f %.3f\n", m.ms, m.gib_moved);
+    return 0;
+  }
   if (argc == 6 && std::strcmp(argv[1], "--policy-run") == 0) {
     const Workload w{std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
     check_nanort(nanort_init(), "nanort_init");
@@ -237,10 +338,33 @@ int main(int argc, char **argv) {
     std::printf("\n   %-28s %7.2f  (%.0f%% on the CPU)\n", "best static split", best,
                 best_share * 100);
     for (const char *policy : {"breadth-first", "locality", "dmda"}) {
-      const Measured m = measure_policy("/proc/self/exe", policy, w, reps);
+      const auto [ms, share] = run_child(
+          {"--policy-run", std::to_string(w.tasks), std::to_string(w.n), std::to_string(w.rounds),
+           std::to_string(reps)},
+          {std::string("NANORT_SCHEDULER=") + policy, "NANORT_PERF_MODEL=off"});
+      const Measured m{ms, share};
       std::printf("   %-28s %7.2f  (x%.2f the best static split; %.0f%% on the CPU)\n", policy,
                   m.ms, m.ms / best, m.cpu_share * 100);
     }
+  }
+
+  const int tiles = quick ? 2 : 4, n = quick ? 256 : 2048;
+  std::printf("\nB. Blocked matrix multiplication: %d x %d tiles of %d x %d floats (%d MiB each), "
+              "%d tile products; ms per run (taskwait included) and GiB moved by the directory, "
+              "median of %d\n", tiles, tiles, n, n, static_cast<int>(std::size_t(n) * n * 4 >> 20),
+              tiles * tiles * tiles, reps);
+  std::printf("   %-16s %22s %22s\n", "", "GPU 0 alone", gpus > 1 ? "every GPU" : "");
+  for (const char *policy : {"breadth-first", "locality", "dmda"}) {
+    std::printf("   %-16s", policy);
+    for (const char *devices : {"0", "all"}) {
+      if (gpus < 2 && std::strcmp(devices, "all") == 0) break;
+      const auto [ms, gib] = run_child(
+          {"--matmul-run", std::to_string(tiles), std::to_string(n), std::to_string(reps)},
+          {std::string("NANORT_SCHEDULER=") + policy, "NANORT_PERF_MODEL=off",
+           std::string("NANORT_CUDA_DEVICES=") + devices});
+      std::printf("   %9.2f ms %6.2f GiB", ms, gib);
+    }
+    std::printf("\n");
   }
   return 0;
 }
