@@ -57,8 +57,7 @@ static const ClauseInfo Clauses[] = {
      nullptr},
     {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
     {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
-    {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr,
-     "task versions are not lowered yet"},
+    {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
 };
 
 // OpenMP directives outside what nanort lowers: rejected by name, so that the message says

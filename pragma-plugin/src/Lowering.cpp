@@ -408,8 +408,60 @@ private:
   bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
 
   void lowerTaskwait(const Pragma &P);
+
+  // Where a function runs: its devices in the order written (smp when there is no target),
+  // and for its kernel devices the kernel's name and file.
+  struct Devices {
+    std::vector<std::string> List;
+    std::string KernelName;
+    const Clause *File = nullptr;
+    bool OpenCL = false, Cuda = false, Smp = false;
+    bool kernel() const { return OpenCL || Cuda; }
+  };
+  bool checkDevices(const Pragma &Task, const Pragma *Target, FunctionDecl *FD, bool Version,
+                    Devices &Dev);
+  std::vector<bool> bufferParameters(const Pragma &Task, const Pragma *Target,
+                                     const FunctionDecl *FD) const;
+  bool checkCudaParameters(const Pragma &Task, FunctionDecl *FD, const std::vector<bool> &Buffer);
+  // The argument block of a function task, which every implementation of it reads.
+  struct ArgBlock {
+    const FunctionDecl *FD;           // the task's function: the members' types
+    std::string Type;                 // nanort_args_N (C: struct nanort_args_N)
+    std::vector<std::string> Members; // one per parameter
+    std::vector<bool> Buffer;         // the parameter is named in a dependence or copy clause
+  };
+  bool emitImplementations(Code &C, const ArgBlock &Args, const Devices &Dev, bool SingleSource,
+                           const std::string &Suffix, const std::string &SmpCall,
+                           std::vector<std::string> &Impls);
+  SourceLocation addSourceKernel(const Pragma &Task);
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                          SourceLocation &PreludeAt);
+
+  // Versions (implements): functions that are other implementations of a function task.
+  struct FunctionTask {
+    const Pragma *Task, *Target;
+    FunctionDecl *FD;
+  };
+  std::map<const FunctionDecl *, FunctionTask> FunctionTasks; // by canonical declaration
+  struct Version {
+    const Pragma *Task, *Target;
+    FunctionDecl *FD;
+    Devices Dev;
+  };
+  // The versions of each function task, in the order of their pragmas; and the reverse.
+  std::map<const FunctionDecl *, std::vector<Version>> VersionsOf;
+  std::map<const FunctionDecl *, const FunctionDecl *> TaskOfVersion;
+  bool sameTypesIgnoringAddressSpaces(QualType A, QualType B) const;
+  std::string byPosition(const Toks &T, const FunctionDecl *FD) const;
+  std::vector<std::string> dataClauses(const Pragma &Task, const Pragma *Target,
+                                       const FunctionDecl *FD) const;
+  std::string launchClause(const Pragma *Target, ClauseKind Kind, const FunctionDecl *FD) const;
+  void resolveVersion(const Pragma &Task, const Pragma &Target, FunctionDecl *G);
+  void checkVersionLaunches();
+  void checkVersionUses();
+  bool placeAfterVersions(const FunctionDecl *Place, const std::vector<Version> &Versions,
+                          SourceLocation &At);
+  std::string versionCall(const FunctionDecl *G) const;
   struct InlinePlan {
     bool OK = false;
     SourceLocation Begin, End; // the statement, with its ';'
@@ -440,7 +492,10 @@ private:
                        SourceLocation &PreludeAt);
   void lowerCritical(const Pragma &P, const Candidate &C);
   void lowerAtomic(const Pragma &P, const Candidate &C);
-  void emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target);
+  void emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
+                       const Pragma *LaunchFrom = nullptr,
+                       const std::map<std::string, std::string> *Rename = nullptr);
+  void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);
   std::string prelude() const;
 };
@@ -601,8 +656,12 @@ std::string Lowerer::prelude() const {
   return S;
 }
 
-// Label, priority, if, final, dependences, and the target's clauses.
-void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target) {
+// Label, priority, if, final, dependences, and the target's clauses. A task whose own
+// devices have no kernel takes its index space (ndrange, shmem) from the target of a version
+// (LaunchFrom), whose parameter names Rename turns into the task's.
+void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
+                              const Pragma *LaunchFrom,
+                              const std::map<std::string, std::string> *Rename) {
   for (const Clause &Cl : Task.Clauses) {
     switch (Cl.Info->Kind) {
     case ClauseKind::In:
@@ -627,6 +686,13 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target)
       break;
     }
   }
+  if (LaunchFrom) {
+    const std::map<std::string, std::string> *Outer = C.Subst;
+    C.Subst = Rename;
+    for (const Clause &Cl : LaunchFrom->Clauses)
+      emitLaunchClause(C, Cl);
+    C.Subst = Outer;
+  }
   if (!Target)
     return;
   for (const Clause &Cl : Target->Clauses) {
@@ -643,31 +709,40 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target)
     case ClauseKind::CopyDeps:
       C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
       break;
-    case ClauseKind::Ndrange: {
-      unsigned Dims = std::stoi(Cl.Args[0][0].Text);
-      bool Local = Cl.Args.size() == 1 + 2 * Dims;
-      C << "{ size_t nanort_global[] = {";
+    default:
+      if (!LaunchFrom)
+        emitLaunchClause(C, Cl);
+      break;
+    }
+  }
+}
+
+// ndrange and shmem: the index space of the task's kernels.
+void Lowerer::emitLaunchClause(Code &C, const Clause &Cl) {
+  switch (Cl.Info->Kind) {
+  case ClauseKind::Ndrange: {
+    unsigned Dims = std::stoi(Cl.Args[0][0].Text);
+    bool Local = Cl.Args.size() == 1 + 2 * Dims;
+    auto Sizes = [&](const char *Name, unsigned First) {  // Dims arguments from First on
+      C << "size_t " << Name << "[] = {";
       for (unsigned I = 0; I < Dims; ++I) {
-        C << (I ? ", " : "") << "(size_t)("; C.user(Cl.Args[1 + I]); C << ")";
+        C << (I ? ", " : "") << "(size_t)("; C.user(Cl.Args[First + I]); C << ")";
       }
       C << "};\n";
-      if (Local) {
-        C << "size_t nanort_local[] = {";
-        for (unsigned I = 0; I < Dims; ++I) {
-          C << (I ? ", " : "") << "(size_t)("; C.user(Cl.Args[1 + Dims + I]); C << ")";
-        }
-        C << "};\n";
-      }
-      C << "nanort_check(nanort_task_set_ndrange(nanort_t, " << Dims << ", nanort_global, "
-        << (Local ? "nanort_local" : "0") << "), \"ndrange\"); }\n";
-      break;
-    }
-    case ClauseKind::Shmem:
-      C << "nanort_task_set_shmem(nanort_t, (size_t)("; C.user(Cl.Args[0]); C << "));\n";
-      break;
-    default:
-      break;
-    }
+    };
+    C << "{ ";
+    Sizes("nanort_global", 1);
+    if (Local)
+      Sizes("nanort_local", 1 + Dims);
+    C << "nanort_check(nanort_task_set_ndrange(nanort_t, " << Dims << ", nanort_global, "
+      << (Local ? "nanort_local" : "0") << "), \"ndrange\"); }\n";
+    break;
+  }
+  case ClauseKind::Shmem:
+    C << "nanort_task_set_shmem(nanort_t, (size_t)("; C.user(Cl.Args[0]); C << "));\n";
+    break;
+  default:
+    break;
   }
 }
 
@@ -748,6 +823,219 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   RW.InsertTextAfter(P.End, S);
 }
 
+// The devices of a function task or of a version, and what its target clauses need: kernels
+// an ndrange, file/name/shmem a kernel device, a kernel-only device no host body. Versions
+// may have an smp device without a body here (it is called by name).
+bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
+                           bool Version, Devices &Dev) {
+  std::string Name = FD->getNameAsString();
+  auto Fail = [&](SourceLocation L, const std::string &M) {
+    error(L, M);
+    return false;
+  };
+  // The devices, in the order written: the runtime runs the task on the first one present.
+  Dev.List = {"smp"};
+  Dev.KernelName = Name;
+  if (Target) {
+    if (const Clause *Cl = Target->find(ClauseKind::Device)) {
+      Dev.List.clear();
+      for (size_t I = 0; I < Cl->Words.size(); ++I) {
+        const std::string &D = Cl->Words[I];
+        if (std::find(Dev.List.begin(), Dev.List.end(), D) != Dev.List.end())
+          return Fail(Cl->WordLocs[I], "device '" + D + "' appears twice in 'device'");
+        Dev.List.push_back(D);
+      }
+    }
+  }
+  auto Has = [&](const char *D) {
+    return std::find(Dev.List.begin(), Dev.List.end(), D) != Dev.List.end();
+  };
+  Dev.OpenCL = Has("opencl");
+  Dev.Cuda = Has("cuda");
+  Dev.Smp = Has("smp");
+  bool OpenCL = Dev.OpenCL, Cuda = Dev.Cuda, Smp = Dev.Smp, Kernel = Dev.kernel();
+  // The first kernel device named, for messages about kernels.
+  std::string KernelDevice;
+  for (const std::string &D : Dev.List)
+    if (D != "smp" && KernelDevice.empty())
+      KernelDevice = D;
+  if (Target) {
+    const Clause *Nd = Target->find(ClauseKind::Ndrange);
+    if (OpenCL && !Nd)
+      return Fail(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
+    if (Cuda && !Nd)
+      return Fail(Target->DirLoc, "a device(cuda) kernel needs an 'ndrange' clause (its "
+                                  "grid and block sizes)");
+    for (const Clause &Cl : Target->Clauses) {
+      if (Cl.Info->Kind == ClauseKind::File && !OpenCL)
+        return Fail(Cl.Loc, Cuda ? "clause 'file' needs device(opencl) (CUDA kernels come "
+                                   "from the .cu files given to nanocc or nanocxx)"
+                                 : "clause 'file' needs device(opencl)");
+      if (!Kernel && (Cl.Info->Kind == ClauseKind::Ndrange ||
+                      Cl.Info->Kind == ClauseKind::Shmem || Cl.Info->Kind == ClauseKind::Name))
+        return Fail(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
+                                "' needs device(opencl) or device(cuda)");
+    }
+    if (const Clause *NameCl = Target->find(ClauseKind::Name))
+      Dev.KernelName = NameCl->Words[0];
+    Dev.File = Target->find(ClauseKind::File);
+    if (Nd) {
+      const Toks &D = Nd->Args[0];
+      unsigned Dims = 0;
+      if (D.size() == 1 && D[0].Kind == tok::numeric_constant &&
+          (D[0].Text == "1" || D[0].Text == "2" || D[0].Text == "3"))
+        Dims = D[0].Text[0] - '0';
+      if (!Dims)
+        return Fail(D[0].Loc, "the first argument of 'ndrange' is the number of dimensions: "
+                              "1, 2 or 3");
+      size_t Got = Nd->Args.size() - 1;
+      if (Got != Dims && Got != 2 * Dims)
+        return Fail(Nd->Loc, "ndrange(" + std::to_string(Dims) + ", ...) takes " +
+                                 std::to_string(Dims) + " global sizes and optionally " +
+                                 std::to_string(Dims) + " local sizes; got " +
+                                 std::to_string(Got) + " arguments after the dimensions");
+    }
+  }
+  FunctionDecl *Def = FD->getDefinition();
+  if (Cuda && !Smp && Def)
+    return Fail(Task.DirLoc, "a device(cuda) task must be a kernel declaration without a body "
+                             "(the kernel is compiled by nvcc from a .cu file given to nanocc "
+                             "or nanocxx)");
+  if (OpenCL && !Smp && Def)
+    return Fail(Task.DirLoc, "a device(opencl) task must be a kernel declaration without a "
+                             "body, or a '__kernel' function defined in this file (its body "
+                             "is OpenCL C)");
+  if (Kernel && isa<CXXMethodDecl>(FD))
+    return Fail(Task.DirLoc, "a member function cannot have a device(" + KernelDevice +
+                                 ") version");
+  if (Kernel && Smp && !Def && !Version)
+    return Fail(Task.DirLoc, "device(smp) needs the body of '" + Name +
+                                 "' in this file (its smp version)");
+  if (Task.KernelClose.isValid() && Dev.File)
+    return Fail(Dev.File->Loc, "a kernel defined in this file takes no 'file' clause");
+  return true;
+}
+
+// Which parameters are named as the base of a dependence or copy clause: the kernels' buffers.
+std::vector<bool> Lowerer::bufferParameters(const Pragma &Task, const Pragma *Target,
+                                            const FunctionDecl *FD) const {
+  std::set<std::string> Named;
+  for (const Pragma *P : {&Task, Target})
+    if (P)
+      for (const Clause &Cl : P->Clauses)
+        for (const DepItem &D : Cl.Deps)
+          Named.insert(D.BaseVar);
+  std::vector<bool> Buffer;
+  for (const ParmVarDecl *PV : FD->parameters())
+    Buffer.push_back(!PV->getName().empty() && Named.count(PV->getName().str()));
+  return Buffer;
+}
+
+// CUDA kernels get buffers and values only.
+bool Lowerer::checkCudaParameters(const Pragma &Task, FunctionDecl *FD,
+                                  const std::vector<bool> &Buffer) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    ParmVarDecl *PV = FD->getParamDecl(I);
+    SourceLocation L = PV->getLocation().isValid() ? PV->getLocation() : Task.DirLoc;
+    QualType T = PV->getType();
+    if (T->isReferenceType()) {
+      error(L, "a device(cuda) kernel cannot take a reference parameter");
+      return false;
+    }
+    if (T->isPointerType() && !Buffer[I]) {
+      error(L, "pointer parameter" +
+                   (PV->getName().empty() ? std::string() : " '" + PV->getName().str() + "'") +
+                   " of a device(cuda) kernel must be named in a dependence or copy clause "
+                   "(CUDA kernels get buffers only; dynamic shared memory is given with "
+                   "'shmem' and declared 'extern __shared__' in the kernel)");
+      return false;
+    }
+  }
+  return true;
+}
+
+// The implementations of a function task on the devices of one function (the task's own, or
+// a version): the kernels' argument tables and the smp entry point, which calls SmpCall; then
+// one nanort_task_impl initializer per device, in the order of the device clause, appended to
+// Impls. Every implementation reads the task's argument block.
+bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev,
+                                  bool SingleSource, const std::string &Suffix,
+                                  const std::string &SmpCall, std::vector<std::string> &Impls) {
+  unsigned NumParams = A.FD->getNumParams();
+  std::string Module = "nanort_opencl_program";
+  if (SingleSource)
+    Module = "nanort_source_module";
+  else if (Dev.OpenCL && Dev.File && !fileModule(*Dev.File, Module))
+    return false;
+  if (Dev.OpenCL) {
+    // Kernel arguments: buffers for pointers named in data clauses, __local memory for other
+    // pointers, values for the rest.
+    if (!Dev.File && !SingleSource)
+      C << (CPP ? "extern \"C\" " : "extern ")
+        << "const nanort_kernel_module nanort_opencl_program;\n";
+    C << "static const nanort_kernel_arg nanort_kernel_args_" << Suffix << "[] = {";
+    for (unsigned I = 0; I < NumParams; ++I) {
+      QualType T = A.FD->getParamDecl(I)->getType();
+      bool Local = T->isPointerType() && !A.Buffer[I];
+      const char *Kind = !T->isPointerType() ? "NANORT_ARG_VALUE"
+                         : Local             ? "NANORT_ARG_LOCAL"
+                                             : "NANORT_ARG_BUFFER";
+      C << (I ? ", " : "") << "{offsetof(" << A.Type << ", " << A.Members[I] << "), "
+        << (Local ? std::string("0") : "sizeof(" + decl(T, "") + ")") << ", " << Kind << "}";
+    }
+    if (NumParams == 0)
+      C << "{0, 0, NANORT_ARG_VALUE}";
+    C << "};\n";
+  }
+  if (Dev.Cuda) {
+    // Kernel arguments: buffers for pointers (each named in a data clause), values for the
+    // rest.
+    C << "static const nanort_kernel_arg nanort_cuda_args_" << Suffix << "[] = {";
+    for (unsigned I = 0; I < NumParams; ++I) {
+      QualType T = A.FD->getParamDecl(I)->getType();
+      C << (I ? ", " : "") << "{offsetof(" << A.Type << ", " << A.Members[I] << "), sizeof("
+        << decl(T, "") << "), "
+        << (T->isPointerType() ? "NANORT_ARG_BUFFER" : "NANORT_ARG_VALUE") << "}";
+    }
+    if (NumParams == 0)
+      C << "{0, 0, NANORT_ARG_VALUE}";
+    C << "};\n";
+  }
+  if (Dev.Smp) {
+    C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n  " << A.Type
+      << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  " << SmpCall << "(";
+    for (unsigned I = 0; I < NumParams; ++I)
+      C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
+    C << ");\n}\n";
+  }
+  std::string Args = std::to_string(NumParams);
+  for (const std::string &D : Dev.List) {
+    if (D == "smp")
+      Impls.push_back("{NANORT_DEVICE_SMP, nanort_smp_" + Suffix + ", 0, 0, 0, 0}");
+    else if (D == "cuda")
+      Impls.push_back("{NANORT_DEVICE_CUDA, 0, \"" + Code::escape(Dev.KernelName) +
+                      "\", &nanort_cuda_program, nanort_cuda_args_" + Suffix + ", " + Args +
+                      "}");
+    else
+      Impls.push_back("{NANORT_DEVICE_OPENCL, 0, \"" + Code::escape(Dev.KernelName) + "\", &" +
+                      Module + ", nanort_kernel_args_" + Suffix + ", " + Args + "}");
+  }
+  return true;
+}
+
+// Single-source OpenCL: the kernel's text goes to the translation unit's OpenCL program, and
+// host code keeps its declaration. Returns the place after it.
+SourceLocation Lowerer::addSourceKernel(const Pragma &Task) {
+  PresumedLoc PL = SM.getPresumedLoc(Task.KernelBegin);
+  std::string K = "#line " + std::to_string(PL.getLine()) + " \"" +
+                  escapeStringLiteral(PL.getFilename()) + "\"\n" +
+                  std::string(PL.getColumn() - 1, ' ') + text(Task.KernelBegin, Task.KernelClose) +
+                  "\n";
+  SourceKernels[SM.getFileOffset(Task.KernelBegin)] = K;
+  RW.ReplaceText(SourceRange(Task.KernelOpen, Task.KernelClose), ";");
+  return afterToken(Task.KernelClose);
+}
+
 void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                                 SourceLocation &PreludeAt) {
   std::string Name = FD->getNameAsString();
@@ -784,82 +1072,17 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       return error(Cl->Loc, "data-sharing clauses apply to inline tasks only (the parameters "
                             "of a function task are its private copies)");
 
-  // The devices, in the order written: the runtime runs the task on the first one present.
-  std::vector<std::string> Devices{"smp"};
-  std::string KernelName = Name;
-  const Clause *FileCl = nullptr;
-  if (Target) {
-    if (const Clause *Dev = Target->find(ClauseKind::Device)) {
-      Devices.clear();
-      for (size_t I = 0; I < Dev->Words.size(); ++I) {
-        const std::string &D = Dev->Words[I];
-        if (std::find(Devices.begin(), Devices.end(), D) != Devices.end())
-          return error(Dev->WordLocs[I], "device '" + D + "' appears twice in 'device'");
-        Devices.push_back(D);
-      }
-    }
-  }
-  auto Has = [&](const char *D) {
-    return std::find(Devices.begin(), Devices.end(), D) != Devices.end();
-  };
-  bool OpenCL = Has("opencl"), Cuda = Has("cuda"), Smp = Has("smp");
-  bool Kernel = OpenCL || Cuda;
-  // The first kernel device named, for messages about kernels.
-  std::string KernelDevice;
-  for (const std::string &D : Devices)
-    if (D != "smp" && KernelDevice.empty())
-      KernelDevice = D;
-  if (Target) {
-    const Clause *Nd = Target->find(ClauseKind::Ndrange);
-    if (OpenCL && !Nd)
-      return error(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
-    if (Cuda && !Nd)
-      return error(Target->DirLoc, "a device(cuda) kernel needs an 'ndrange' clause (its "
-                                   "grid and block sizes)");
-    for (const Clause &Cl : Target->Clauses) {
-      if (Cl.Info->Kind == ClauseKind::File && !OpenCL)
-        return error(Cl.Loc, Cuda ? "clause 'file' needs device(opencl) (CUDA kernels come "
-                                    "from the .cu files given to nanocc or nanocxx)"
-                                  : "clause 'file' needs device(opencl)");
-      if (!Kernel && (Cl.Info->Kind == ClauseKind::Ndrange ||
-                      Cl.Info->Kind == ClauseKind::Shmem || Cl.Info->Kind == ClauseKind::Name))
-        return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
-                                 "' needs device(opencl) or device(cuda)");
-    }
-    if (const Clause *NameCl = Target->find(ClauseKind::Name))
-      KernelName = NameCl->Words[0];
-    FileCl = Target->find(ClauseKind::File);
-    if (Nd) {
-      const Toks &D = Nd->Args[0];
-      unsigned Dims = 0;
-      if (D.size() == 1 && D[0].Kind == tok::numeric_constant &&
-          (D[0].Text == "1" || D[0].Text == "2" || D[0].Text == "3"))
-        Dims = D[0].Text[0] - '0';
-      if (!Dims)
-        return error(D[0].Loc, "the first argument of 'ndrange' is the number of dimensions: "
-                               "1, 2 or 3");
-      size_t Got = Nd->Args.size() - 1;
-      if (Got != Dims && Got != 2 * Dims)
-        return error(Nd->Loc, "ndrange(" + std::to_string(Dims) + ", ...) takes " +
-                                  std::to_string(Dims) + " global sizes and optionally " +
-                                  std::to_string(Dims) + " local sizes; got " +
-                                  std::to_string(Got) + " arguments after the dimensions");
-    }
-  }
+  Devices Dev;
+  if (!checkDevices(Task, Target, FD, /*Version=*/false, Dev))
+    return;
+  bool Cuda = Dev.Cuda, Smp = Dev.Smp, Kernel = Dev.kernel();
+  const std::vector<Version> *Versions = nullptr;
+  if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end())
+    Versions = &It->second;
 
   // Single-source OpenCL: the private parse saw the kernel's declaration only.
   bool SingleSource = Task.KernelClose.isValid();
   FunctionDecl *Def = FD->getDefinition();
-  if (Cuda && !Smp && Def)
-    return Fail("a device(cuda) task must be a kernel declaration without a body (the "
-                "kernel is compiled by nvcc from a .cu file given to nanocc or nanocxx)");
-  if (OpenCL && !Smp && Def)
-    return Fail("a device(opencl) task must be a kernel declaration without a body, or a "
-                "'__kernel' function defined in this file (its body is OpenCL C)");
-  if (Kernel && Method)
-    return Fail("a member function cannot have a device(" + KernelDevice + ") version");
-  if (Kernel && Smp && !Def)
-    return Fail("device(smp) needs the body of '" + Name + "' in this file (its smp version)");
   bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
   if (FromHeader && (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))))
     return; // defined in another file: that file's compile renames it and adds the wrapper
@@ -878,29 +1101,14 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
         (CPP || !T->isPointerType() || !T->getPointeeType()->isArrayType()))
       return Fail("variably modified parameter types are not supported yet");
   }
-  // Pointers named as the base of a dependence or copy clause: the kernels' buffers.
-  std::set<std::string> Named;
-  for (const Pragma *P : {&Task, Target})
-    if (P)
-      for (const Clause &Cl : P->Clauses)
-        for (const DepItem &D : Cl.Deps)
-          Named.insert(D.BaseVar);
-  if (Cuda)
-    for (ParmVarDecl *PV : FD->parameters()) {
-      SourceLocation L = PV->getLocation().isValid() ? PV->getLocation() : Task.DirLoc;
-      QualType T = PV->getType();
-      if (T->isReferenceType())
-        return error(L, "a device(cuda) kernel cannot take a reference parameter");
-      if (T->isPointerType() && (PV->getName().empty() || !Named.count(PV->getName().str())))
-        return error(L, "pointer parameter" +
-                            (PV->getName().empty() ? std::string()
-                                                   : " '" + PV->getName().str() + "'") +
-                            " of a device(cuda) kernel must be named in a dependence or copy "
-                            "clause (CUDA kernels get buffers only; dynamic shared memory is "
-                            "given with 'shmem' and declared 'extern __shared__' in the "
-                            "kernel)");
-    }
-  if (Cuda)
+  std::vector<bool> Buffer = bufferParameters(Task, Target, FD);
+  if (Cuda && !checkCudaParameters(Task, FD, Buffer))
+    return;
+  bool AnyCuda = Cuda; // the task, or one of its versions, has a CUDA kernel
+  if (Versions)
+    for (const Version &V : *Versions)
+      AnyCuda |= V.Dev.Cuda;
+  if (AnyCuda)
     UsesCuda = true;
 
   unsigned N = ++Counter;
@@ -1020,78 +1228,38 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
   std::string Impl = "nanort_impl_" + Id;
-  std::string Module = "nanort_opencl_program";
-  if (SingleSource && FileCl)
-    return error(FileCl->Loc, "a kernel defined in this file takes no 'file' clause");
-  if (SingleSource)
-    Module = "nanort_source_module";
-  else if (OpenCL && FileCl && !fileModule(*FileCl, Module))
+  ArgBlock Block{FD, ArgsType, PNames, Buffer};
+  std::vector<std::string> Impls;
+  if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls))
     return;
-  if (OpenCL) {
-    // Kernel arguments: buffers for pointers named in data clauses, __local memory for other
-    // pointers, values for the rest.
-    if (!FileCl && !SingleSource)
-      C << (CPP ? "extern \"C\" " : "extern ")
-        << "const nanort_kernel_module nanort_opencl_program;\n";
-    C << "static const nanort_kernel_arg nanort_kernel_args_" << Id << "[] = {";
-    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-      QualType T = FD->getParamDecl(I)->getType();
-      const char *Kind = "NANORT_ARG_VALUE";
-      if (T->isPointerType())
-        Kind = Named.count(PNames[I]) ? "NANORT_ARG_BUFFER" : "NANORT_ARG_LOCAL";
-      C << (I ? ", " : "") << "{offsetof(" << ArgsType << ", " << PNames[I] << "), "
-        << (StringRef(Kind) == "NANORT_ARG_LOCAL" ? std::string("0")
-                                                   : "sizeof(" + decl(T, "") + ")")
-        << ", " << Kind << "}";
+  // The versions' implementations follow the task's own, in the order of their pragmas. A
+  // task without a kernel of its own takes its index space from its first kernel version.
+  const Pragma *LaunchFrom = nullptr;
+  std::map<std::string, std::string> Rename; // the version's parameter names -> the task's
+  for (size_t K = 0; Versions && K < Versions->size(); ++K) {
+    const Version &V = (*Versions)[K];
+    if (!emitImplementations(C, Block, V.Dev, V.Task->KernelClose.isValid(),
+                             Id + "_" + std::to_string(K + 1), versionCall(V.FD), Impls))
+      return;
+    if (!Kernel && !LaunchFrom && V.Dev.kernel()) {
+      LaunchFrom = V.Target;
+      for (unsigned I = 0; I < V.FD->getNumParams(); ++I)
+        if (!V.FD->getParamDecl(I)->getName().empty())
+          Rename[V.FD->getParamDecl(I)->getName().str()] = PNames[I];
     }
-    if (FD->getNumParams() == 0)
-      C << "{0, 0, NANORT_ARG_VALUE}";
-    C << "};\n";
   }
-  if (Cuda) {
-    // Kernel arguments: buffers for pointers (each named in a data clause), values for the
-    // rest.
-    C << "static const nanort_kernel_arg nanort_cuda_args_" << Id << "[] = {";
-    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-      QualType T = FD->getParamDecl(I)->getType();
-      C << (I ? ", " : "") << "{offsetof(" << ArgsType << ", " << PNames[I] << "), sizeof("
-        << decl(T, "") << "), "
-        << (T->isPointerType() ? "NANORT_ARG_BUFFER" : "NANORT_ARG_VALUE") << "}";
-    }
-    if (FD->getNumParams() == 0)
-      C << "{0, 0, NANORT_ARG_VALUE}";
-    C << "};\n";
-  }
-  if (Smp) {
-    C << "static void nanort_smp_" << Id << "(void *nanort_v) {\n  " << ArgsType
-      << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n  " << Body << "(";
-    for (unsigned I = 0; I < PNames.size(); ++I)
-      C << (I ? ", " : "") << "nanort_a->" << PNames[I];
-    C << ");\n}\n";
-  }
-  // One implementation per device, in the order of the device clause.
   C << "static const nanort_task_impl " << Impl << "[] = {";
-  for (size_t I = 0; I < Devices.size(); ++I) {
-    C << (I ? ", " : "");
-    if (Devices[I] == "smp")
-      C << "{NANORT_DEVICE_SMP, nanort_smp_" << Id << ", 0, 0, 0, 0}";
-    else if (Devices[I] == "cuda")
-      C << "{NANORT_DEVICE_CUDA, 0, \"" << Code::escape(KernelName)
-        << "\", &nanort_cuda_program, nanort_cuda_args_" << Id << ", " << FD->getNumParams()
-        << "}";
-    else
-      C << "{NANORT_DEVICE_OPENCL, 0, \"" << Code::escape(KernelName) << "\", &" << Module
-        << ", nanort_kernel_args_" << Id << ", " << FD->getNumParams() << "}";
-  }
+  for (size_t I = 0; I < Impls.size(); ++I)
+    C << (I ? ", " : "") << Impls[I];
   C << "};\n";
   C << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, \""
     << Code::escape(Label) << "\", " << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin)
-    << ", " << Impl << ", " << (unsigned)Devices.size() << ", "
+    << ", " << Impl << ", " << (unsigned)Impls.size() << ", "
     << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
 
   // The wrapper: same name and signature, creates the task.
   C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
-  if (Cuda)
+  if (AnyCuda)
     C << "nanort_need_cuda_program(\"" << Code::escape(Label) << "\", "
       << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ");\n";
   C << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
@@ -1109,23 +1277,15 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << "0";
     C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
   }
-  emitTaskClauses(C, Task, Target);
+  emitTaskClauses(C, Task, Target, LaunchFrom, &Rename);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
     << (ExternC ? "}\n" : "");
   }
 
+  // Where the generated code goes: after the kernel or the user's definition.
+  SourceLocation At;
   if (SingleSource) {
-    // The kernel's text goes to the OpenCL program; host code keeps its declaration.
-    PresumedLoc PL = SM.getPresumedLoc(Task.KernelBegin);
-    std::string K = "#line " + std::to_string(PL.getLine()) + " \"" +
-                    escapeStringLiteral(PL.getFilename()) + "\"\n" +
-                    std::string(PL.getColumn() - 1, ' ') +
-                    text(Task.KernelBegin, Task.KernelClose) + "\n";
-    SourceKernels[SM.getFileOffset(Task.KernelBegin)] = K;
-    RW.ReplaceText(SourceRange(Task.KernelOpen, Task.KernelClose), ";");
-    SourceLocation At = afterToken(Task.KernelClose);
-    C.at(At);
-    RW.InsertTextAfter(At, C.str());
+    At = addSourceKernel(Task);
   } else if (!Smp) {
     if (Cuda && !FD->doesThisDeclarationHaveABody() && !Method) {
       // The user's declaration gets internal linkage too, as its wrapper has (see Storage):
@@ -1139,9 +1299,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     // After the kernel's declaration.
     SourceLocation End = SM.getExpansionRange(FD->getEndLoc()).getEnd();
     SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
-    SourceLocation At = Semi.isValid() ? Semi : afterToken(End);
-    C.at(At);
-    RW.InsertTextAfter(At, C.str());
+    At = Semi.isValid() ? Semi : afterToken(End);
   } else {
     // The user's definition keeps its place under a new name; a declaration of the wrapper
     // before it serves recursive calls, and the wrapper follows it.
@@ -1163,13 +1321,306 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
                                    "void " + Body + "(" + Params + ")" + Qualifiers + ";");
     }
     RW.ReplaceText(Def->getLocation(), Name.size(), Body);
-    SourceLocation End = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());
-    C.at(End);
-    RW.InsertTextAfter(End, C.str());
+    At = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());
   }
+  if (Versions && !placeAfterVersions(Def ? Def : FD, *Versions, At))
+    return;
+  C.at(At);
+  RW.InsertTextAfter(At, C.str());
   SourceLocation Top = topLevelStart(Def ? Def : FD);
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Versions: 'target ... implements(f)' before a function task declares another implementation
+// of the function task f. A call of f makes one task, whose site lists f's implementations
+// first, then each version's, in the order of their pragmas; the runtime chooses one per task.
+
+bool isDataClause(ClauseKind K) {
+  switch (K) {
+  case ClauseKind::In:
+  case ClauseKind::Out:
+  case ClauseKind::Inout:
+  case ClauseKind::Concurrent:
+  case ClauseKind::Commutative:
+  case ClauseKind::Depend:
+  case ClauseKind::CopyIn:
+  case ClauseKind::CopyOut:
+  case ClauseKind::CopyInout:
+  case ClauseKind::CopyDeps:
+  case ClauseKind::NoCopyDeps:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Pointers keep their address space in OpenCL and CUDA declarations only; host code has none,
+// but the comparison ignores them wherever they are.
+bool Lowerer::sameTypesIgnoringAddressSpaces(QualType A, QualType B) const {
+  A = Ctx.removeAddrSpaceQualType(A.getCanonicalType()).getUnqualifiedType();
+  B = Ctx.removeAddrSpaceQualType(B.getCanonicalType()).getUnqualifiedType();
+  const auto *PA = A->getAs<PointerType>(), *PB = B->getAs<PointerType>();
+  if (PA && PB) {
+    QualType EA = PA->getPointeeType(), EB = PB->getPointeeType();
+    Qualifiers QA = EA.getQualifiers(), QB = EB.getQualifiers();
+    QA.removeAddressSpace();
+    QB.removeAddressSpace();
+    return QA == QB && sameTypesIgnoringAddressSpaces(EA, EB);
+  }
+  return Ctx.hasSameType(A, B);
+}
+
+// The tokens with the function's parameters named by position ($0, $1, ...), so that a
+// version's clauses compare with those of the task it implements.
+std::string Lowerer::byPosition(const Toks &T, const FunctionDecl *FD) const {
+  std::string S;
+  for (size_t I = 0; I < T.size(); ++I) {
+    std::string Text = T[I].Text;
+    if (T[I].Kind == tok::identifier &&
+        (I == 0 || (T[I - 1].Kind != tok::period && T[I - 1].Kind != tok::arrow)))
+      for (unsigned P = 0; P < FD->getNumParams(); ++P)
+        if (FD->getParamDecl(P)->getName() == Text)
+          Text = "$" + std::to_string(P);
+    S += (S.empty() ? "" : " ") + Text;
+  }
+  return S;
+}
+
+// The dependences and copies of a function task, by position, in a fixed order.
+std::vector<std::string> Lowerer::dataClauses(const Pragma &Task, const Pragma *Target,
+                                              const FunctionDecl *FD) const {
+  std::vector<std::string> Keys;
+  for (const Pragma *P : {&Task, Target}) {
+    if (!P)
+      continue;
+    for (const Clause &Cl : P->Clauses) {
+      if (Cl.Info->Kind == ClauseKind::NoCopyDeps)
+        Keys.push_back("no_copy_deps");
+      for (const DepItem &D : Cl.Deps) {
+        std::string K = std::string(P == &Task ? "access " : "copy ") + modeName(D.Mode) + " ";
+        for (const Toks &Dim : D.Shape)
+          K += "[" + byPosition(Dim, FD) + "]";
+        K += byPosition(D.Base, FD);
+        for (const Section &Sec : D.Sections)
+          K += "[" + byPosition(Sec.Lower, FD) + (Sec.Inclusive ? ":" : ";") +
+               byPosition(Sec.Second, FD) + "]";
+        Keys.push_back(K);
+      }
+    }
+  }
+  std::sort(Keys.begin(), Keys.end());
+  return Keys;
+}
+
+// An ndrange or shmem clause, by position; empty when there is none.
+std::string Lowerer::launchClause(const Pragma *Target, ClauseKind Kind,
+                                  const FunctionDecl *FD) const {
+  const Clause *Cl = Target ? Target->find(Kind) : nullptr;
+  std::string S;
+  if (Cl)
+    for (const Toks &Arg : Cl->Args)
+      S += byPosition(Arg, FD) + ",";
+  return S;
+}
+
+// Checks a version G against the task it implements and records it.
+void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionDecl *G) {
+  const Clause *Impl = Target.find(ClauseKind::Implements);
+  std::string FName = Impl->Words[0], GName = G->getNameAsString();
+  auto Fail = [&](const std::string &M) { error(Impl->Loc, M); };
+  if (isa<CXXMethodDecl>(G) || G->isTemplated())
+    return Fail("versions of member functions and function templates are not supported yet");
+  if (!G->getLexicalDeclContext()->getRedeclContext()->isFileContext())
+    return Fail("a version must be declared at file or namespace scope");
+  // f: the innermost scope around G that declares a function of that name; among overloads,
+  // the function task.
+  FunctionDecl *F = nullptr;
+  bool Declared = false;
+  DeclarationName Lookup(&Ctx.Idents.get(FName));
+  for (DeclContext *DC = G->getDeclContext(); DC && !Declared; DC = DC->getParent()) {
+    if (!DC->isLookupContext())
+      continue;
+    for (NamedDecl *ND : DC->lookup(Lookup)) {
+      FunctionDecl *Fn = ND->getUnderlyingDecl()->getAsFunction();
+      if (!Fn)
+        continue;
+      Declared = true;
+      if (!F && FunctionTasks.count(Fn->getCanonicalDecl()))
+        F = Fn->getCanonicalDecl();
+    }
+  }
+  if (!Declared)
+    return Fail("no function '" + FName + "' is declared: 'implements' names the function " +
+                "task that '" + GName + "' is a version of");
+  if (!F)
+    return Fail("'" + FName + "' is not a function task: 'implements' names a function with a "
+                "'#pragma " + Task.Namespace + " task' of its own");
+  if (F == G->getCanonicalDecl())
+    return Fail("'" + GName + "' cannot implement itself: 'implements' names the function task "
+                "that this one is a version of");
+  const FunctionTask &FT = FunctionTasks[F];
+  if (const Clause *Up = FT.Target ? FT.Target->find(ClauseKind::Implements) : nullptr)
+    return Fail("'" + FName + "' is itself a version (of '" + Up->Words[0] +
+                "'): name the function task that it implements");
+  if (isa<CXXMethodDecl>(F) || F->isTemplated())
+    return Fail("versions of member functions and function templates are not supported yet");
+
+  // The same signature: the same argument block serves every implementation.
+  std::string Cannot = "'" + GName + "' cannot implement '" + FName + "': ";
+  if (!CPP && !G->hasWrittenPrototype())
+    return Fail(Cannot + "it needs a prototype");
+  if (!G->getReturnType()->isVoidType() || G->isVariadic())
+    return Fail(Cannot + "a version returns void and takes no variable arguments");
+  if (G->getNumParams() != F->getNumParams())
+    return Fail(Cannot + "it has " + std::to_string(G->getNumParams()) + " parameters and '" +
+                FName + "' has " + std::to_string(F->getNumParams()));
+  for (unsigned I = 0; I < F->getNumParams(); ++I) {
+    QualType TF = F->getParamDecl(I)->getType(), TG = G->getParamDecl(I)->getType();
+    if (!sameTypesIgnoringAddressSpaces(TF, TG))
+      return Fail(Cannot + "parameter " + std::to_string(I + 1) + " has type '" +
+                  TG.getAsString(Policy) + "' here and '" + TF.getAsString(Policy) + "' in '" +
+                  FName + "'");
+  }
+
+  // The task's clauses are f's: a version may repeat its dependences and copies, nothing else.
+  for (const Clause &Cl : Task.Clauses)
+    if (!isDataClause(Cl.Info->Kind))
+      return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
+                               "' does not apply to a version: calls of '" + FName +
+                               "' make the task, with the clauses of its pragma");
+  std::vector<std::string> Mine = dataClauses(Task, &Target, G);
+  if (!Mine.empty() && Mine != dataClauses(*FT.Task, FT.Target, FT.FD)) {
+    SourceLocation L = Task.DirLoc;
+    for (const Pragma *P : {&Task, &Target})
+      for (const Clause &Cl : P->Clauses)
+        if (isDataClause(Cl.Info->Kind) && L == Task.DirLoc)
+          L = Cl.Loc;
+    return error(L, "the dependences and copies of '" + GName + "' differ from those of '" +
+                        FName + "': a version has those of the task it implements (parameter "
+                        "names aside), or none");
+  }
+
+  Version V{&Task, &Target, G, {}};
+  if (!checkDevices(Task, &Target, G, /*Version=*/true, V.Dev))
+    return;
+  // Its kernel arguments are the task's: buffers where the task's clauses name the parameter.
+  std::vector<bool> Buffer = bufferParameters(*FT.Task, FT.Target, FT.FD);
+  if (V.Dev.Cuda && !checkCudaParameters(Task, G, Buffer))
+    return;
+  // f's task is made where f is defined (or, for a kernel, declared with its pragma).
+  FunctionDecl *Def = F->getDefinition();
+  bool TaskHere = SM.isWrittenInMainFile(FT.Task->Begin) ||
+                  (Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())));
+  if (!TaskHere && SM.isWrittenInMainFile(Task.Begin))
+    return Fail("function task '" + FName + "' is defined in another file, which makes its "
+                "task: declare this version where that file sees it (in a header it includes)");
+  TaskOfVersion[G->getCanonicalDecl()] = F;
+  if (TaskHere)
+    VersionsOf[F].push_back(V);
+}
+
+// A task has one index space (ndrange, shmem) for all its kernels: the task and its versions
+// must agree on it, parameter names aside.
+void Lowerer::checkVersionLaunches() {
+  for (const auto &E : VersionsOf) {
+    const FunctionTask &FT = FunctionTasks[E.first];
+    for (ClauseKind Kind : {ClauseKind::Ndrange, ClauseKind::Shmem}) {
+      std::string First = launchClause(FT.Target, Kind, FT.FD);
+      std::string FirstName = FT.FD->getNameAsString();
+      for (const Version &V : E.second) {
+        std::string Mine = launchClause(V.Target, Kind, V.FD);
+        if (Mine.empty())
+          continue;
+        if (First.empty()) {
+          First = Mine;
+          FirstName = V.FD->getNameAsString();
+        } else if (Mine != First) {
+          const Clause *Cl = V.Target->find(Kind);
+          error(Cl->Loc, std::string("clause '") + Cl->Info->Spelling + "' of '" +
+                             V.FD->getNameAsString() + "' differs from that of '" + FirstName +
+                             "': a task has one index space for all its kernels (parameter "
+                             "names aside)");
+        }
+      }
+    }
+  }
+}
+
+class FunctionRefFinder : public RecursiveASTVisitor<FunctionRefFinder> {
+public:
+  std::vector<DeclRefExpr *> Refs;
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (isa<FunctionDecl>(E->getDecl()))
+      Refs.push_back(E);
+    return true;
+  }
+};
+
+// A version runs only as an implementation of its task: naming it elsewhere is an error.
+void Lowerer::checkVersionUses() {
+  FunctionRefFinder Finder;
+  Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::set<unsigned> Reported;
+  for (DeclRefExpr *E : Finder.Refs) {
+    auto It = TaskOfVersion.find(cast<FunctionDecl>(E->getDecl())->getCanonicalDecl());
+    SourceLocation L = SM.getExpansionLoc(E->getLocation());
+    if (It == TaskOfVersion.end() || !SM.isWrittenInMainFile(L) ||
+        !Reported.insert(SM.getFileOffset(L)).second)
+      continue;
+    error(L, "'" + E->getDecl()->getNameAsString() + "' is a version of function task '" +
+                 It->second->getNameAsString() + "': call '" + It->second->getNameAsString() +
+                 "', whose task runs one of its versions");
+  }
+}
+
+// The smp implementation of a version calls it by name, so the task's generated code must
+// follow a declaration of it: when every one comes after At, the code moves after the
+// version's declaration, which must then be in the main file and in the scope of Place (the
+// task's definition or kernel declaration).
+bool Lowerer::placeAfterVersions(const FunctionDecl *Place, const std::vector<Version> &Versions,
+                                 SourceLocation &At) {
+  SourceLocation Original = At;
+  for (const Version &V : Versions) {
+    if (!V.Dev.Smp)
+      continue;
+    bool DeclaredBefore = false;
+    for (const FunctionDecl *R : V.FD->redecls())
+      DeclaredBefore |= SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R->getBeginLoc()),
+                                                     Original);
+    if (DeclaredBefore)
+      continue;
+    SourceLocation End = SM.getExpansionRange(V.FD->getEndLoc()).getEnd();
+    SourceLocation After = V.FD->doesThisDeclarationHaveABody()
+                               ? afterToken(End)
+                               : Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
+    // Not into a linkage block: the task's code would take its linkage.
+    const DeclContext *There = V.FD->getLexicalDeclContext();
+    bool SameScope = (isa<TranslationUnitDecl>(There) || isa<NamespaceDecl>(There)) &&
+                     There->Equals(Place->getLexicalDeclContext()->getRedeclContext());
+    if (!SM.isWrittenInMainFile(End) || !SameScope || After.isInvalid()) {
+      error(V.Target->find(ClauseKind::Implements)->Loc,
+            "'" + V.FD->getNameAsString() + "' is declared after '" + Place->getNameAsString() +
+                "', in another scope or file: declare it before '" + Place->getNameAsString() +
+                "' (the code that makes the task calls its smp version)");
+      return false;
+    }
+    if (SM.isBeforeInTranslationUnit(At, After))
+      At = After;
+  }
+  return true;
+}
+
+// How the smp implementation of a version names it: C++ qualifies it fully, since the task's
+// code may stand in another namespace.
+std::string Lowerer::versionCall(const FunctionDecl *G) const {
+  if (!CPP)
+    return G->getNameAsString();
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  G->printQualifiedName(OS, Policy);
+  return "::" + OS.str();
 }
 
 // A statement that would jump out of a task body or a critical region once it is outlined
@@ -1683,6 +2134,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     Pragma *Target = nullptr;
     const Candidate *C = nullptr;
     bool Skip = false;
+    bool Version = false; // its target has 'implements'
   };
   std::vector<Work> Works;
   for (size_t I = 0; I < Pragmas.size(); ++I) {
@@ -1747,9 +2199,21 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
                                                 : " must be followed by a statement"));
         continue;
       }
-      if (InHeader && (!W.C->FD || W.C->FD->doesThisDeclarationHaveABody() || W.Target)) {
+      const Clause *Implements = W.Target ? W.Target->find(ClauseKind::Implements) : nullptr;
+      // In a header, a target is the file that defines the function's business: smp only,
+      // or a version (which the file that defines the task it implements lists).
+      const Clause *Device = W.Target ? W.Target->find(ClauseKind::Device) : nullptr;
+      bool SmpOnly = !Device || (Device->Words.size() == 1 && Device->Words[0] == "smp");
+      if (InHeader && (!W.C->FD || W.C->FD->doesThisDeclarationHaveABody() ||
+                       (W.Target && !Implements && !SmpOnly))) {
         error(P.DirLoc, "in an included file, only task pragmas on function declarations "
-                        "without a body (and without 'target') are lowered yet");
+                        "without a body (and with a 'target' only for device(smp) or a "
+                        "version: 'implements') are lowered yet");
+        continue;
+      }
+      if (Implements && !W.C->FD) {
+        error(Implements->Loc, "'implements' applies to a function declaration (a version of "
+                               "a function task), not to an inline task");
         continue;
       }
       if (W.Target && !W.C->FD) {
@@ -1779,6 +2243,21 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       W.Skip = true;
     }
 
+  // Versions: found once every function task is known, since a version may come before the
+  // task it implements.
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip)
+      FunctionTasks[W.C->FD->getCanonicalDecl()] = {W.P, W.Target, W.C->FD};
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && W.Target &&
+        W.Target->find(ClauseKind::Implements)) {
+      W.Version = true;
+      resolveVersion(*W.P, *W.Target, W.C->FD);
+    }
+  checkVersionLaunches();
+  if (!TaskOfVersion.empty())
+    checkVersionUses();
+
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
       planInlineTask(*W.P, *W.C, Plans[W.P]);
@@ -1800,10 +2279,16 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       lowerTaskwait(*W.P);
       break;
     case DirectiveKind::Task:
-      if (W.C->FD)
+      if (W.Version) {
+        // Lowered with the task it implements; a single-source kernel's text goes to the
+        // OpenCL program here.
+        if (W.P->KernelClose.isValid())
+          addSourceKernel(*W.P);
+      } else if (W.C->FD) {
         lowerFunctionTask(*W.P, W.Target, W.C->FD, PreludeAt);
-      else if (Plans[W.P].OK)
+      } else if (Plans[W.P].OK) {
         lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
+      }
       break;
     case DirectiveKind::Critical:
       lowerCritical(*W.P, *W.C);

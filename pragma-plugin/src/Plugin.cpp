@@ -258,7 +258,17 @@ struct AnalysisResult {
   // The original text with the bodies of single-source kernels blanked (lines kept), for
   // the real compile when lowering failed: it reports the errors of host code only.
   std::string Fallback;
+  // The parse failed, and an included file of the user's uses OpenCL or CUDA keywords (a
+  // header that declares kernels): worth parsing again with the keywords defined away.
+  bool HeadersUseKernelKeywords = false;
 };
+
+bool usesKernelKeywords(StringRef Text) {
+  for (const char *const *K = KernelKeywords; *K; ++K)
+    if (Text.contains(*K))
+      return true;
+  return false;
+}
 
 // Takes the "omp" namespace from the Parser (which registers its own handler after the
 // plugins' ones) and adds "oss".
@@ -288,6 +298,14 @@ public:
       // The real compile reports the program's own errors; lowering an incomplete AST
       // would only add noise.
       R.ClangErrors = true;
+      SourceManager &SM = Ctx.getSourceManager();
+      for (unsigned I = 0; !KernelKeywords && I < SM.local_sloc_entry_size(); ++I) {
+        const SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+        if (!E.isFile() || E.getFile().getFileCharacteristic() != SrcMgr::C_User)
+          continue;
+        if (std::optional<StringRef> Data = E.getFile().getContentCache().getBufferDataIfLoaded())
+          R.HeadersUseKernelKeywords |= usesKernelKeywords(*Data);
+      }
     } else {
       R.Lowered = lowerMainFile(Ctx, Pragmas, *Diags, KernelKeywords, R.Text, R.Headers);
     }
@@ -416,13 +434,6 @@ bool mayHavePragmas(StringRef Text) {
   return false;
 }
 
-bool usesKernelKeywords(StringRef Text) {
-  for (const char *const *K = KernelKeywords; *K; ++K)
-    if (Text.contains(*K))
-      return true;
-  return false;
-}
-
 class NanortAction : public PluginASTAction {
 public:
   bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
@@ -477,6 +488,15 @@ public:
     bool OK = true, Replace = false;
     if (mayHavePragmas(Text) || headersHavePragmas(CI)) {
       AnalysisResult R = analyse(CI, Kernel);
+      if (R.HeadersUseKernelKeywords) {
+        // A header declares kernels (versions) with keywords that this file does not use.
+        AnalysisResult Again = analyse(CI, /*Kernel=*/true);
+        if (!Again.ClangErrors) {
+          R = std::move(Again);
+          Kernel = true;
+          PP.setPredefines(PP.getPredefines() + "\n" + kernelKeywordDefines());
+        }
+      }
       unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error, "%0");
       for (const StoredDiag &SD : R.Diags) {
         FileID F;

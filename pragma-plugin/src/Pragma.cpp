@@ -392,7 +392,13 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
       continue;
     }
     if (!(C.Info->AllowedOn & P.Dir->Mask)) {
-      Diags.error(Name.Loc, "clause '" + Name.Text + "' is not allowed on " + Dir);
+      if (C.Info->Kind == ClauseKind::Implements) // a version names its device first
+        Diags.error(Name.Loc, "clause 'implements' goes on a '#pragma " + P.Namespace +
+                                  " target' line before the task: '#pragma " + P.Namespace +
+                                  " target device(...) implements(" +
+                                  (Arg.size() == 1 ? Arg[0].Text : std::string("f")) + ")'");
+      else
+        Diags.error(Name.Loc, "clause '" + Name.Text + "' is not allowed on " + Dir);
       OK = false;
       continue;
     }

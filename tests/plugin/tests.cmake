@@ -19,8 +19,8 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp)
+             single_source.c cuda.c versions.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -129,6 +129,28 @@ foreach(name opencl_target_clauses_c opencl_single_source_c multi_device_c)
 endforeach()
 nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/two_files_main.c
                       ${p}/two_files_task.c)
+# Versions (implements): tasks whose site lists an smp and an OpenCL implementation (C: one
+# declared in a header used by two files, one after the calls; C++: in a namespace, single
+# source, an smp version of a kernel task). The default scheduler runs the first of each;
+# dmda, learning afresh, tries both on the same data: the programs check both ran.
+set(versions_c ${p}/versions_main.c ${p}/versions_task.c)
+set(versions_dmda "NANORT_SCHEDULER=dmda;NANORT_PERF_MODEL=off")
+nanort_plugin_program(versions_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall -Werror ${versions_c})
+nanort_plugin_program(versions_dmda_c nanocc
+                      "NANORT_CPU_WORKERS=2;${plugin_opencl_env};${versions_dmda}"
+                      -Wall -Werror ${versions_c})
+nanort_plugin_program(versions_cxx nanocxx "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -std=c++17 -Wall -Werror ${p}/versions.cpp)
+nanort_plugin_program(versions_dmda_cxx nanocxx
+                      "NANORT_CPU_WORKERS=2;${plugin_opencl_env};${versions_dmda}"
+                      -std=c++17 -Wall -Werror ${p}/versions.cpp)
+foreach(name versions_c versions_dmda_c versions_cxx versions_dmda_cxx)
+  set_tests_properties(plugin.run.${name}.gcc PROPERTIES LABELS "plugin;opencl")
+  if(NOT NANORT_SANITIZE)
+    set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")
+  endif()
+endforeach()
 
 # CUDA kernels (device(cuda)): the wrappers compile kernels/cuda_kernels.cu with nvcc into a
 # fatbin and embed it. cuda_saxpy_c needs a GPU: without one it prints why and exits with 77
@@ -142,6 +164,11 @@ if(NANORT_NVCC)
                         -Wall -Werror ${p}/cuda_multi_device.c ${cuda_kernels})
   nanort_plugin_program(cuda_kernels_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                         ${p}/cuda_kernels.cpp ${cuda_kernels})
+  # A CUDA version (implements): without a GPU its smp task runs; with one, dmda tries both.
+  nanort_plugin_program(cuda_versions_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                        ${p}/cuda_versions.c ${cuda_kernels})
+  nanort_plugin_program(cuda_versions_dmda_c nanocc "NANORT_CPU_WORKERS=2;${versions_dmda}"
+                        -Wall -Werror ${p}/cuda_versions.c ${cuda_kernels})
   set(variants gcc)
   if(NOT NANORT_SANITIZE)
     list(APPEND variants clang)
@@ -161,7 +188,9 @@ if(NANORT_NVCC)
     endif()
     set_tests_properties(plugin.run.cuda_multi_device_c.${variant} PROPERTIES
                          LABELS "plugin;cuda;opencl")
-    set_tests_properties(plugin.run.cuda_kernels_cxx.${variant} PROPERTIES
+    set_tests_properties(plugin.run.cuda_kernels_cxx.${variant}
+                         plugin.run.cuda_versions_c.${variant}
+                         plugin.run.cuda_versions_dmda_c.${variant} PROPERTIES
                          LABELS "plugin;cuda")
   endforeach()
   # --cuda-arch and NANORT_CUDA_ARCH choose the fatbin's architectures (PTX for the last).
@@ -214,7 +243,13 @@ add_test(NAME plugin.golden.cuda.c
                  ${PROJECT_SOURCE_DIR}/include cuda.c cuda.c.expected
                  ${plugin_bin}/golden/cuda.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
-set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c PROPERTIES
+add_test(NAME plugin.golden.versions.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include versions.c versions.c.expected
+                 ${plugin_bin}/golden/versions.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
+set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
+                     PROPERTIES
                      LABELS plugin TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "lowered source as expected")
 

@@ -81,10 +81,14 @@ void f10d(void);
 #pragma omp task
 void f10e(void);
 
-// expected-error@+1 {{clause 'implements' is not supported yet}}
-#pragma omp target device(smp) implements(f1)
+// expected-error@+1 {{clause 'implements' goes on a '#pragma omp target' line before the task: '#pragma omp target device(...) implements(f1)'}}
+#pragma omp task implements(f1)
+void f11(int *x);
+
+// expected-error@+1 {{expected a name or a string literal in 'implements'}}
+#pragma omp target device(smp) implements(f1 + 1)
 #pragma omp task
-void f11(void);
+void f11b(int *x);
 
 // expected-error@+1 {{expected a length after ';' in array section}}
 #pragma omp task in(x[0;])

@@ -1,6 +1,7 @@
 // CUDA kernels of the plugin's CUDA programs (cuda_saxpy.c, cuda_kernels.cpp,
-// cuda_multi_device.c), compiled by nanocc / nanocxx with nvcc into one fatbin. Their names are
-// C++-mangled: the runtime finds them by the names the host code declares.
+// cuda_multi_device.c, cuda_versions.c), compiled by nanocc / nanocxx with nvcc into one
+// fatbin. Their names are C++-mangled: the runtime finds them by the names the host code
+// declares.
 __global__ void saxpy(int n, float a, const float *x, float *y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
@@ -23,7 +24,7 @@ __global__ void add_block(float *m, int cols, float v, int rows) {
   if (r < rows && c < cols) m[r * cols + c] += v;
 }
 
-// The CUDA versions of cuda_multi_device.c's tasks.
+// The CUDA versions of the tasks of cuda_multi_device.c and cuda_versions.c.
 __global__ void add_cuda(int n, const float *x, float *y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] += x[i];
