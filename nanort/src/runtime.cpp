@@ -17,6 +17,7 @@
 #if NANORT_HAVE_CUDA
 #include "cuda/cuda_device.hpp"
 #endif
+#include "observe/energy.hpp"
 #include "observe/observer.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
@@ -161,6 +162,13 @@ Runtime::Runtime() {
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
   open_devices(warnings);
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
+  if (config_.stats) {
+    std::vector<EnergyMeter::Gpu> gpus;
+    for (const auto &accelerator : accelerators_)
+      if (accelerator->kind() == NANORT_DEVICE_CUDA)
+        gpus.push_back({accelerator->name(), accelerator->pci_bus_id()});
+    if (!gpus.empty()) energy_ = std::make_unique<EnergyMeter>(gpus);
+  }
 
   // Lanes: one per pool thread, then one for waiting threads (the main thread's taskwait),
   // then one per device.
@@ -236,6 +244,7 @@ void Runtime::stop() {
     for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
   }
   observer_->finish(std::cerr, DependencyDomain::total_edges(), memory_summary());
+  if (energy_) std::cerr << energy_->summary();
   if (perf_model_ && !perf_model_path_.empty()) {
     std::string why;
     if (!perf_model_->save(perf_model_path_, why))

@@ -29,6 +29,7 @@ namespace nanort::rt {
 class Accelerator;
 class CpuWorkerPool;
 class DeviceManager;
+class EnergyMeter;
 class Observer;
 class PerfModel;
 struct PerfKey;
@@ -135,6 +136,7 @@ class Runtime {
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;  // null: breadth-first places nothing
   std::unique_ptr<PerfModel> perf_model_;       // dmda only
+  std::unique_ptr<EnergyMeter> energy_;         // NANORT_STATS with CUDA GPUs
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
