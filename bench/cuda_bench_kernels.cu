@@ -36,3 +36,11 @@ extern "C" __global__ void gemm_tile(const float *a, const float *b, float *c, i
   }
   c[row * n + col] += sum;
 }
+
+// One pipeline stage: out[i] = the mean of in[i-1..i+1] (the ends repeated).
+extern "C" __global__ void smooth(const float *in, float *out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float left = in[i > 0 ? i - 1 : 0], right = in[i + 1 < n ? i + 1 : n - 1];
+  out[i] = (left + in[i] + right) * (1.0f / 3.0f);
+}

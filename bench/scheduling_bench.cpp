@@ -16,6 +16,10 @@
 // inout on the C tile): time and bytes moved by the directory under each policy, on GPU 0
 // alone and on every GPU (child processes with NANORT_CUDA_DEVICES and NANORT_SCHEDULER set).
 //
+// C. Pipelines: frames, each a chain of four smoothing stages (each with an smp and a CUDA
+// version, reading one buffer and writing the other), the frames independent: time and the
+// CPU's share under each policy.
+//
 // Results are checked. Without a GPU it prints SKIP and why, and exits 0.
 #include <nanort/nanort.h>
 #include <nanort/dc/directory.hpp>
@@ -225,6 +229,71 @@ MatmulResult matmul(int tiles, int n, int reps) {
   return {median(times), static_cast<double>(moved) / reps / (1u << 30)};
 }
 
+// ---------------------------------------------------------------------------------------------
+// C. Pipelines
+
+struct SmoothArgs {
+  const float *in;
+  float *out;
+  int n;
+};
+void smooth_on_cpu(void *raw) {
+  ran_on_cpu.fetch_add(1, std::memory_order_relaxed);
+  auto *a = static_cast<SmoothArgs *>(raw);
+  for (int i = 0; i < a->n; ++i) {
+    const float left = a->in[i > 0 ? i - 1 : 0], right = a->in[i + 1 < a->n ? i + 1 : a->n - 1];
+    a->out[i] = (left + a->in[i] + right) * (1.0f / 3.0f);
+  }
+}
+const nanort_kernel_arg kSmoothArgs[] = {{offsetof(SmoothArgs, in), sizeof(void *), NANORT_ARG_BUFFER},
+                                         {offsetof(SmoothArgs, out), sizeof(void *), NANORT_ARG_BUFFER},
+                                         {offsetof(SmoothArgs, n), sizeof(int), NANORT_ARG_VALUE}};
+const nanort_task_impl kSmoothImpls[] = {
+    {NANORT_DEVICE_CUDA, nullptr, "smooth", &kModule, kSmoothArgs, 3},
+    {NANORT_DEVICE_SMP, smooth_on_cpu, nullptr, nullptr, nullptr, 0}};
+const nanort_task_site kSmoothSite = {NANORT_ABI_VERSION, "smooth", __FILE__, __LINE__, kSmoothImpls, 2, nullptr};
+
+// 'frames' frames of n floats through four stages; ms (median) and the CPU's share of stages.
+Measured pipelines(int frames, int n, int reps) {
+  constexpr int kStages = 4;
+  std::vector<std::vector<float>> a(static_cast<std::size_t>(frames)), b(a.size());
+  std::vector<double> times;
+  long cpu_before = 0;
+  for (int rep = -3; rep < reps; ++rep) {  // three runs to learn first (dmda)
+    for (int f = 0; f < frames; ++f) {
+      a[f].assign(static_cast<std::size_t>(n), 0.0f);
+      a[f][static_cast<std::size_t>(n) / 2] = 81.0f;  // an impulse, smoothed four times
+      b[f].assign(static_cast<std::size_t>(n), 0.0f);
+    }
+    if (rep == 0) cpu_before = ran_on_cpu.load();
+    const Clock::time_point start = Clock::now();
+    for (int f = 0; f < frames; ++f)
+      for (int s = 0; s < kStages; ++s) {
+        float *in = s % 2 == 0 ? a[f].data() : b[f].data();
+        float *out = s % 2 == 0 ? b[f].data() : a[f].data();
+        nanort_task *t = nanort_task_create(&kSmoothSite, sizeof(SmoothArgs));
+        if (!t) die(std::string("nanort_task_create: ") + nanort_last_error());
+        *static_cast<SmoothArgs *>(nanort_task_args(t)) = {in, out, n};
+        check_nanort(nanort_task_access(t, in, n * sizeof(float), NANORT_IN), "in");
+        check_nanort(nanort_task_access(t, out, n * sizeof(float), NANORT_OUT), "out");
+        const std::size_t global = static_cast<std::size_t>(n), local = 256;
+        check_nanort(nanort_task_set_ndrange(t, 1, &global, &local), "ndrange");
+        check_nanort(nanort_task_submit(t), "submit");
+      }
+    check_nanort(nanort_taskwait(), "taskwait");
+    if (rep >= 0) times.push_back(std::chrono::duration<double>(Clock::now() - start).count() * 1e3);
+  }
+  // Four smoothings of an impulse of 81: 1, 4, 10, 16, 19, 16, 10, 4, 1 around the middle.
+  const float expected[] = {1, 4, 10, 16, 19, 16, 10, 4, 1};
+  for (const auto &frame : a)
+    for (int d = -4; d <= 4; ++d)
+      if (std::fabs(frame[static_cast<std::size_t>(n / 2 + d)] - expected[d + 4]) > 1e-4f)
+        die("wrong pipeline result");
+  const double share =
+      static_cast<double>(ran_on_cpu.load() - cpu_before) / (static_cast<double>(reps) * frames * kStages);
+  return {median(times), share};
+}
+
 // Runs this program again with 'args', its environment changed by 'settings' (NAME=value,
 // replacing what was set), and returns the two numbers the child prints.
 std::pair<double, double> run_child(const std::vector<std::string> &args,
@@ -274,6 +343,12 @@ std::pair<double, double> run_child(const std::vector<std::string> &args,
 
 int main(int argc, char **argv) {
   setenv("NANORT_OPENCL_DEVICES", "none", 0);
+  if (argc == 5 && std::strcmp(argv[1], "--pipeline-run") == 0) {
+    check_nanort(nanort_init(), "nanort_init");
+    const Measured m = pipelines(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
+    std::printf("%.3f %.3f\n", m.ms, m.cpu_share);
+    return 0;
+  }
   if (argc == 5 && std::strcmp(argv[1], "--matmul-run") == 0) {
     check_nanort(nanort_init(), "nanort_init");
     const MatmulResult m = matmul(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
@@ -365,6 +440,17 @@ int main(int argc, char **argv) {
       std::printf("   %9.2f ms %6.2f GiB", ms, gib);
     }
     std::printf("\n");
+  }
+
+  const int frames = quick ? 4 : 64, frame_n = quick ? 1 << 12 : 1 << 18;
+  std::printf("\nC. Pipelines: %d frames of %d KiB, each through four smoothing stages (smp and "
+              "CUDA versions); ms per run (taskwait included), median of %d\n", frames,
+              static_cast<int>(frame_n * sizeof(float) >> 10), reps);
+  for (const char *policy : {"breadth-first", "locality", "dmda"}) {
+    const auto [ms, share] = run_child(
+        {"--pipeline-run", std::to_string(frames), std::to_string(frame_n), std::to_string(reps)},
+        {std::string("NANORT_SCHEDULER=") + policy, "NANORT_PERF_MODEL=off"});
+    std::printf("   %-16s %9.2f ms  (%.0f%% of the stages on the CPU)\n", policy, ms, share * 100);
   }
   return 0;
 }
