@@ -207,10 +207,20 @@ NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, co
 NANORT_API void nanort_task_set_shmem(nanort_task *task, size_t bytes);
 /* Runs the task on one device: device 'index' (0, 1, ... in the order nanort-info lists them)
  * of 'kind', with the task's implementation for that kind (for NANORT_DEVICE_SMP, any CPU
- * worker; the index is not used). Submitting fails with NANORT_ERROR_NO_DEVICE when the task
- * has no implementation for 'kind' or there is no such device. For placement made by hand (a
- * static split of the work, tests); the scheduler places every other task. */
+ * worker; the index is not used). With index -1, on any device of 'kind' (the scheduler picks
+ * which). Submitting fails with NANORT_ERROR_NO_DEVICE when the task has no implementation for
+ * 'kind' or there is no such device. For placement made by hand (a static split of the work,
+ * tests); the scheduler places every other task. */
 NANORT_API void nanort_task_set_device(nanort_task *task, nanort_device_kind kind, int index);
+
+/* Affinity score of the tasks labelled 'task' (a function task's name) on 'place': a device
+ * kind ("smp", "cuda", "opencl") or one device ("cuda1"; its score wins over its kind's).
+ * Lower is better; a score is a relative cost (cuda 1, smp 8: eight times as long on a CPU
+ * worker). Tasks with scores are placed by them under the breadth-first and locality policies,
+ * and under dmda until its model has measured them (docs/devices.md, "Where tasks run").
+ * Same as NANORT_AFFINITY. Fails with NANORT_ERROR_INVALID_ARGUMENT for an empty name or a
+ * score that is not a positive number. */
+NANORT_API nanort_status nanort_set_affinity(const char *task, const char *place, double score);
 
 /* Hands the task to the runtime and consumes the handle, whatever the outcome. Fails with
  * NANORT_ERROR_NO_DEVICE when no device can run any implementation of the task. */

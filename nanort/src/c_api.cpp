@@ -298,6 +298,17 @@ int nanort_in_final(void) {
   return result;
 }
 
+nanort_status nanort_set_affinity(const char *task, const char *place, double score) {
+  if (!task || !*task || !place || !*place || !(score > 0) || score > 1e300)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                "nanort_set_affinity: empty task or place name, or a score that is not a "
+                "positive number");
+  return guarded([&] {
+    Runtime::get().set_affinity(task, place, score);
+    return NANORT_SUCCESS;
+  });
+}
+
 nanort_status nanort_host_register(void *address, size_t bytes) {
   if (!address || bytes == 0)
     return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_host_register: NULL address or 0 bytes");

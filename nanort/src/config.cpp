@@ -45,8 +45,19 @@ const std::vector<EnvVar> &environment_table() {
        "of the device's memory, or a comma list of NAME=LIMIT for single devices (e.g. "
        "512M,opencl1=64K); past it, least recently used data is evicted"},
       {"NANORT_PERF_MODEL", "$XDG_CACHE_HOME/nanort/perfmodels/HOST.model or ~/.cache/...",
-       "NANORT_SCHEDULER=dmda: the file of this machine's performance model (read at start, "
+       "NANORT_SCHEDULER=dmda or energy: the file of this machine's performance model (read at start, "
        "written at the end); off: learnt afresh, not kept"},
+      {"NANORT_AFFINITY", "(none)",
+       "affinity scores, lower is better: TASK:PLACE=SCORE,...;TASK:... where TASK is a task's "
+       "label (a function task's name) and PLACE smp, cuda, opencl or one device (cuda1); a "
+       "score is a relative cost (cuda=1,smp=8: eight times as long on a CPU worker); tasks "
+       "with scores go by them under breadth-first and locality, and under dmda until measured"},
+      {"NANORT_ENERGY_RATE", "1",
+       "NANORT_SCHEDULER=energy: joules a task must save per millisecond it finishes later for "
+       "the slower place to be taken (0: the least energy, whatever the time)"},
+      {"NANORT_POWER", "smp=10,opencl=100,cuda=300",
+       "NANORT_SCHEDULER=energy: watts of a busy CPU worker, OpenCL device, CUDA GPU (a CUDA "
+       "GPU's own figure replaces it once NVML has measured it running tasks)"},
       {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "
@@ -123,6 +134,29 @@ std::vector<MemoryLimit> parse_memory_limits(const std::string &text) {
   return limits;
 }
 
+// NANORT_POWER: smp=W,opencl=W,cuda=W (any of them).
+void parse_power(const std::string &text, Config &config) {
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const std::size_t equals = item.find('=');
+    const std::string kind = item.substr(0, equals == std::string::npos ? 0 : equals);
+    double *target = kind == "smp" ? &config.smp_watts
+                     : kind == "opencl" ? &config.opencl_watts
+                     : kind == "cuda" ? &config.cuda_watts : nullptr;
+    char *end = nullptr;
+    const char *number = equals == std::string::npos ? "" : item.c_str() + equals + 1;
+    const double watts = std::strtod(number, &end);
+    if (!target || end == number || *end != '\0' || !(watts > 0) || watts > 1e6)
+      throw ConfigError("NANORT_POWER='" + text + "': '" + item +
+                        "' is not smp=W, opencl=W or cuda=W with W a positive number of watts");
+    *target = watts;
+  }
+}
+
 }  // namespace
 
 std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::string &device,
@@ -181,6 +215,17 @@ Config read_config(std::vector<std::string> &warnings) {
                         "' is not a size from 64K to 1G");
     config.staging_chunk = size.bytes;
   }
+
+  if (const char *v = std::getenv("NANORT_AFFINITY")) config.affinity = v;
+  if (const char *v = std::getenv("NANORT_ENERGY_RATE"); v && *v) {
+    char *end = nullptr;
+    const double rate = std::strtod(v, &end);
+    if (*end != '\0' || !(rate >= 0) || rate > 1e12)
+      throw ConfigError(std::string("NANORT_ENERGY_RATE='") + v +
+                        "' is not a number of joules per millisecond (0 or more)");
+    config.energy_rate = rate;
+  }
+  if (const char *v = std::getenv("NANORT_POWER"); v && *v) parse_power(v, config);
 
   for (char **entry = environ; entry && *entry; ++entry) {
     if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;

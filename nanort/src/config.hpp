@@ -48,6 +48,11 @@ struct Config {
   std::vector<MemoryLimit> device_memory;  // later entries win
   int staging_threads = 0;                 // 0: auto (the logical CPUs, 2 to 16)
   std::size_t staging_chunk = std::size_t(16) << 20;  // bytes per pinned staging buffer
+  std::string affinity;                // NANORT_AFFINITY, parsed by AffinityTable
+  double energy_rate = 1.0;            // NANORT_SCHEDULER=energy: joules per millisecond
+  // Watts of a busy place for the energy policy (per CPU worker, per OpenCL device, per CUDA
+  // GPU until NVML has measured it).
+  double smp_watts = 10, opencl_watts = 100, cuda_watts = 300;
 };
 
 class ConfigError : public std::runtime_error {

@@ -151,8 +151,11 @@ Runtime::Runtime() {
   topology_ = std::make_unique<Topology>();
   if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
   scheduler_ = make_scheduler(config_.scheduler);
-  placement_ = make_placement(config_.scheduler);
-  if (config_.scheduler == "dmda") {
+  placement_ = make_placement(config_.scheduler, config_.energy_rate);
+  energy_policy_ = config_.scheduler == "energy";
+  if (const auto why = affinity_.parse(config_.affinity))
+    throw ConfigError("NANORT_AFFINITY: " + *why);
+  if (config_.scheduler == "dmda" || energy_policy_) {
     perf_model_ = std::make_unique<PerfModel>();
     perf_model_path_ = default_perf_model_path();
     std::string why;
@@ -162,11 +165,14 @@ Runtime::Runtime() {
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
   open_devices(warnings);
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
-  if (config_.stats) {
+  if (config_.stats || energy_policy_) {
     std::vector<EnergyMeter::Gpu> gpus;
-    for (const auto &accelerator : accelerators_)
-      if (accelerator->kind() == NANORT_DEVICE_CUDA)
-        gpus.push_back({accelerator->name(), accelerator->pci_bus_id()});
+    energy_gpu_.assign(accelerators_.size(), -1);
+    for (std::size_t d = 0; d < accelerators_.size(); ++d)
+      if (accelerators_[d]->kind() == NANORT_DEVICE_CUDA) {
+        energy_gpu_[d] = static_cast<int>(gpus.size());
+        gpus.push_back({accelerators_[d]->name(), accelerators_[d]->pci_bus_id()});
+      }
     if (!gpus.empty()) energy_ = std::make_unique<EnergyMeter>(gpus);
   }
 
@@ -244,7 +250,7 @@ void Runtime::stop() {
     for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
   }
   observer_->finish(std::cerr, DependencyDomain::total_edges(), memory_summary());
-  if (energy_) std::cerr << energy_->summary();
+  if (energy_ && config_.stats) std::cerr << energy_->summary();
   if (perf_model_ && !perf_model_path_.empty()) {
     std::string why;
     if (!perf_model_->save(perf_model_path_, why))
@@ -322,7 +328,8 @@ bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
   return false;
 }
 
-// nanort_task_set_device: the implementation for that kind, on that one device.
+// nanort_task_set_device: the implementation for that kind, on that one device (index -1: on
+// a device of that kind that the scheduler picks).
 bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
   const int kind = task->wanted_kind;
   const char *kind_name = kind < NANORT_DEVICE_KIND_COUNT ? device_name(kind) : "unknown";
@@ -340,6 +347,12 @@ bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
     why_not = task->describe() + " was placed on the CPU workers but there are none";
     return false;
   }
+  const int devices = kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0;
+  if (task->wanted_index < 0) {  // any device of the kind: the scheduler picks
+    if (devices > 0) return true;
+    why_not = task->describe() + " was placed on the " + kind_name + " devices but there are none";
+    return false;
+  }
   int seen = 0;
   for (std::size_t i = 0; i < accelerators_.size(); ++i)
     if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
@@ -347,8 +360,7 @@ bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
       return true;
     }
   why_not = task->describe() + " was placed on " + kind_name + " device " +
-            std::to_string(task->wanted_index) + " but there are " +
-            std::to_string(kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0) +
+            std::to_string(task->wanted_index) + " but there are " + std::to_string(devices) +
             " " + kind_name + " device(s)";
   return false;
 }
@@ -428,8 +440,8 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   std::size_t pushed = 0;
   bool creator_waits = false;
   for (Task *task : ready) {
-    if (placement_ && !task->early_released && task->own_device < 0 && !task->undeferred &&
-        task->site && !accelerators_.empty())
+    if ((placement_ || affinity_.has(task->label)) && !task->early_released &&
+        task->own_device < 0 && !task->undeferred && task->site && !accelerators_.empty())
       place(task);
     if (task->early_released) {  // behind its predecessors' kernels on that device
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
@@ -800,13 +812,18 @@ void Runtime::place(Task *task) {
   // The candidates: each device of each kind the task has an implementation for, and the CPU
   // workers if it has an smp one.
   SmallVector<PlacementCandidate, 8> candidates;
+  const bool scored = affinity_.has(task->label);
   for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
     const nanort_task_impl &impl = task->site->impls[i];
+    // nanort_task_set_device with index -1: any device of that kind.
+    if (task->wanted_kind >= 0 && static_cast<int>(impl.device) != task->wanted_kind) continue;
     if (impl.device == NANORT_DEVICE_SMP) {
       if (!impl.smp_fn || device_count(NANORT_DEVICE_SMP) == 0) continue;
       PlacementCandidate cpu;
       cpu.impl = &impl;
       cpu.load = static_cast<double>(scheduler_->size_hint()) / device_count(NANORT_DEVICE_SMP);
+      if (scored) cpu.affinity = affinity_.score(task->label, "smp", "smp");
+      cpu.watts = config_.smp_watts;
       candidates.push_back(cpu);
       continue;
     }
@@ -818,12 +835,34 @@ void Runtime::place(Task *task) {
       device.kind = accelerators_[d]->kind();
       device.device = static_cast<int>(d);
       device.load = managers_[d]->load();
+      if (scored)
+        device.affinity = affinity_.score(task->label, device_name(device.kind),
+                                          accelerators_[d]->name());
+      if (energy_policy_) {
+        const double measured =
+            energy_ && energy_gpu_[d] >= 0
+                ? energy_->busy_watts(static_cast<std::size_t>(energy_gpu_[d])) : 0.0;
+        device.watts = measured > 0 ? measured
+                       : device.kind == NANORT_DEVICE_CUDA ? config_.cuda_watts
+                                                           : config_.opencl_watts;
+      }
       candidates.push_back(device);
     }
   }
   if (candidates.empty()) return;  // (submit checked that it can run somewhere)
+  if (energy_policy_ && energy_) {  // the GPUs' power while busy, every 100 ms at most
+    static thread_local std::vector<bool> busy;
+    busy.assign(accelerators_.size(), false);
+    for (std::size_t d = 0; d < accelerators_.size(); ++d)
+      if (energy_gpu_[d] >= 0) busy[static_cast<std::size_t>(energy_gpu_[d])] = managers_[d]->load() > 0;
+    energy_->sample(busy);
+  }
   std::size_t chosen = 0;
-  if (candidates.size() > 1) {
+  if (!placement_) {  // breadth-first: only the affinity scores place
+    chosen = choose_by_affinity(std::span<const PlacementCandidate>(candidates.begin(),
+                                                                     candidates.size()));
+    if (chosen == candidates.size()) return;  // no score for the places of this machine
+  } else if (candidates.size() > 1) {
     // Where its data lives: asked of the directory only when there is a choice to make.
     static thread_local std::vector<dc::DataAccess> data;
     static thread_local std::vector<dc::LocatedBytes> located;

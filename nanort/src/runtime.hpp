@@ -22,6 +22,7 @@
 #include "config.hpp"
 #include "dependencies.hpp"
 #include "idle_waiters.hpp"
+#include "scheduler/affinity.hpp"
 #include "task.hpp"
 
 namespace nanort::rt {
@@ -69,6 +70,10 @@ class Runtime {
                             std::size_t count);
 
   int device_count(nanort_device_kind kind) const;
+  // nanort_set_affinity.
+  void set_affinity(const char *task, const char *place, double score) {
+    affinity_.set(task, place, score);
+  }
   // nanort_host_register / nanort_host_unregister.
   void host_register(void *address, std::size_t bytes);
   void host_unregister(void *address);
@@ -136,7 +141,10 @@ class Runtime {
   std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;  // null: breadth-first places nothing
   std::unique_ptr<PerfModel> perf_model_;       // dmda only
-  std::unique_ptr<EnergyMeter> energy_;         // NANORT_STATS with CUDA GPUs
+  std::unique_ptr<EnergyMeter> energy_;         // NANORT_STATS or the energy policy, CUDA GPUs
+  std::vector<int> energy_gpu_;  // per accelerator: its number in energy_, -1 if not a CUDA GPU
+  bool energy_policy_ = false;
+  AffinityTable affinity_;
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;

@@ -332,6 +332,45 @@ TEST_F(MultiDevice, DmdaLearnsWhichPlaceIsFaster) {
     for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 2) << i;
 }
 
+// Affinity scores (nanort_set_affinity) place tasks under any policy: scored far better on the
+// last device than on the others and the CPU workers, every task runs there. A task pinned to
+// a device kind (index -1) runs on a device of that kind, never on the CPU workers.
+TEST_F(MultiDevice, AffinityScoresAndKindPinningPlaceTasks) {
+  if (std::string(nanort::rt::Runtime::get().scheduler_name()) == "dmda")
+    GTEST_SKIP() << "dmda tries each place once before the scores count (see the unit tests)";
+  constexpr int n = 1024, tasks = 12;
+  const int last = devices_ - 1;
+  const std::string last_name = "opencl" + std::to_string(last);
+  ASSERT_OK(nanort_set_affinity("affinity_probe", "opencl", 100));
+  ASSERT_OK(nanort_set_affinity("affinity_probe", last_name.c_str(), 1));
+  ASSERT_OK(nanort_set_affinity("affinity_probe", "smp", 1000));
+  EXPECT_EQ(nanort_set_affinity("affinity_probe", "smp", 0), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_set_affinity("", "smp", 1), NANORT_ERROR_INVALID_ARGUMENT);
+  auto &x = data_.make<std::vector<std::vector<int>>>(2 * tasks, std::vector<int>(n, 1));
+  for (int k = 0; k < tasks; ++k)
+    ASSERT_OK(Task(kDouble, DoubleArgs{x[k].data(), n})
+                  .label("affinity_probe")
+                  .inout(x[k].data(), n)
+                  .ndrange({n})
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  for (int k = 0; k < tasks; ++k)
+    EXPECT_EQ(only_owner(x[k].data()), static_cast<SpaceId>(last + 1)) << "task " << k;
+
+  for (int k = tasks; k < 2 * tasks; ++k)
+    ASSERT_OK(Task(kDouble, DoubleArgs{x[k].data(), n})
+                  .inout(x[k].data(), n)
+                  .ndrange({n})
+                  .on_device(NANORT_DEVICE_OPENCL, -1)
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  for (int k = tasks; k < 2 * tasks; ++k)
+    EXPECT_NE(only_owner(x[k].data()), SpaceId{0}) << "task " << k << " ran on the CPU workers";
+  ASSERT_OK(nanort_taskwait());
+  for (auto &v : x)
+    for (int i = 0; i < n; ++i) ASSERT_EQ(v[i], 2) << i;
+}
+
 TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {
   std::vector<int> x(64);
   EXPECT_EQ(Task(kSlowIota, SlowIotaArgs{x.data(), 0, 64, 1})

@@ -1,5 +1,6 @@
 // Placement policies, decided on made-up machines: candidates with given loads and data
 // locations, as Runtime::place builds them. No device needed.
+#include <scheduler/affinity.hpp>
 #include <scheduler/placement.hpp>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,104 @@ TEST(EarliestFinish, LikeLocalityWhileUnmeasuredPlacesAreBusy) {
   // Even where the model would send it elsewhere: GPU 0 would finish first by the model.
   EXPECT_EQ(earliest({timed(-1, 0, 0, -1, 2), timed(0, 0, 0, 1e-6, 3), timed(1, 9, 0, 1e-3, 0)}),
             2u);
+}
+
+}  // namespace
+
+namespace {
+
+using nanort::rt::AffinityTable;
+using nanort::rt::EnergyPolicy;
+using nanort::rt::choose_by_affinity;
+
+PlacementCandidate scored(PlacementCandidate c, double affinity) {
+  c.affinity = affinity;
+  return c;
+}
+
+TEST(Affinity, LeastLoadTimesScoreAmongScoredPlaces) {
+  // cuda=1, smp=8: the GPU until it holds 8 tasks more than the CPU workers per worker.
+  std::vector<PlacementCandidate> c = {scored(cpu(0), 8), scored(gpu(0, 0), 1)};
+  EXPECT_EQ(choose_by_affinity(c), 1u);
+  c[1].load = 7;  // (7 + 1) x 1 = 8 = (0 + 1) x 8: a tie goes to the less loaded
+  EXPECT_EQ(choose_by_affinity(c), 0u);
+  c[1].load = 6;
+  EXPECT_EQ(choose_by_affinity(c), 1u);
+  // Places without a score are left out while any has one; none scored: none chosen.
+  EXPECT_EQ(choose_by_affinity(std::vector{gpu(0, 0), scored(gpu(1, 50), 1)}), 1u);
+  EXPECT_EQ(choose_by_affinity(std::vector{gpu(0, 0), gpu(1, 0)}), 2u);
+}
+
+TEST(Affinity, ScoresComeBeforeLocalityAndStandInForAnUncalibratedModel) {
+  // Locality would keep the task where it owns its data (GPU 0); the scores say GPU 1.
+  EXPECT_EQ(choose({scored(gpu(0, 0, 0, 4096), 5), scored(gpu(1, 0), 1)}), 1u);
+  // Under locality the CPU takes a task only if no device can; with scores it can win.
+  EXPECT_EQ(choose({scored(cpu(0), 1), scored(gpu(0, 2), 4)}), 0u);
+  // dmda, model unknown on a busy CPU: the scores decide instead of locality.
+  PlacementCandidate busy_cpu = scored(timed(-1, 0, 0, -1, 2), 1);
+  EXPECT_EQ(earliest({busy_cpu, scored(timed(0, 0, 0, 1e-3, 3), 10)}), 0u);
+  // Once the model knows every place, measurements win over scores.
+  busy_cpu.expected = 5e-3;
+  EXPECT_EQ(earliest({busy_cpu, scored(timed(0, 0, 0, 1e-3, 3), 10)}), 1u);
+}
+
+TEST(Affinity, TableParsesScoresAndRefusesBadText) {
+  AffinityTable table;
+  EXPECT_TRUE(table.empty());
+  EXPECT_FALSE(table.parse("gemm:cuda=1,smp=8; blur : opencl0 = 0.5 ;").has_value());
+  EXPECT_FALSE(table.empty());
+  EXPECT_TRUE(table.has("gemm"));
+  EXPECT_FALSE(table.has("other"));
+  EXPECT_EQ(table.score("gemm", "cuda", "cuda1"), 1);
+  EXPECT_EQ(table.score("gemm", "smp", "smp"), 8);
+  EXPECT_EQ(table.score("blur", "opencl", "opencl0"), 0.5);
+  EXPECT_EQ(table.score("blur", "opencl", "opencl1"), 0) << "another device, no kind score";
+  EXPECT_EQ(table.score("gemm", "opencl", "opencl0"), 0);
+  // A device's score wins over its kind's.
+  EXPECT_TRUE(table.set("gemm", "cuda1", 3));
+  EXPECT_EQ(table.score("gemm", "cuda", "cuda1"), 3);
+  EXPECT_EQ(table.score("gemm", "cuda", "cuda0"), 1);
+  // Malformed: nothing of it is taken.
+  for (const char *bad : {"gemm", "gemm:cuda", "gemm:cuda=0", "gemm:cuda=-1", "gemm:cuda=x",
+                          ":cuda=1", "fft:cuda=1,smp=", "fft:=2"}) {
+    AffinityTable t;
+    EXPECT_TRUE(t.parse(bad).has_value()) << bad;
+    EXPECT_TRUE(t.empty()) << bad;
+  }
+  EXPECT_FALSE(table.set("", "cuda", 1));
+  EXPECT_FALSE(table.set("x", "cuda", 0));
+}
+
+PlacementCandidate powered(PlacementCandidate c, double watts) {
+  c.watts = watts;
+  return c;
+}
+
+TEST(Energy, TradesTimeForJoulesAtTheGivenRate) {
+  // CPU: 10 ms at 10 W = 0.1 J, finishes at 10 ms. GPU: 1 ms at 300 W = 0.3 J, finishes at 1 ms.
+  const std::vector<PlacementCandidate> c = {powered(timed(-1, 0, 0, 10e-3), 10),
+                                             powered(timed(0, 0, 0, 1e-3), 300)};
+  // 9 ms later saves 0.2 J: 0.022 J per ms. A rate below that takes the CPU, above the GPU.
+  EXPECT_EQ(EnergyPolicy(0).choose(c), 0u) << "energy alone";
+  EXPECT_EQ(EnergyPolicy(0.02).choose(c), 0u);
+  EXPECT_EQ(EnergyPolicy(0.025).choose(c), 1u);
+  EXPECT_EQ(EnergyPolicy(1e6).choose(c), 1u) << "a large rate is dmda";
+  EXPECT_STREQ(EnergyPolicy(1).name(), "energy");
+  EXPECT_EQ(EnergyPolicy(2.5).joules_per_ms(), 2.5);
+}
+
+TEST(Energy, CalibratesLikeDmdaAndFallsBackToTimeWithoutPower) {
+  // Unknown on an idle GPU: measured there first.
+  EXPECT_EQ(EnergyPolicy(0).choose(std::vector{powered(timed(-1, 0, 0, 1e-3), 10),
+                                               powered(timed(0, 0, 0, -1), 300)}),
+            1u);
+  // A place of unknown power: the earliest finish.
+  EXPECT_EQ(EnergyPolicy(0).choose(std::vector{powered(timed(-1, 0, 0, 10e-3), 10),
+                                               timed(0, 0, 0, 1e-3)}),
+            1u);
+  auto made = nanort::rt::make_placement("energy", 0.5);
+  ASSERT_NE(made, nullptr);
+  EXPECT_STREQ(made->name(), "energy");
 }
 
 }  // namespace

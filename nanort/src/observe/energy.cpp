@@ -18,7 +18,10 @@ struct EnergyMeter::Nvml {
   int (*total_energy)(void *, unsigned long long *) = nullptr;
 };
 
-EnergyMeter::EnergyMeter(const std::vector<Gpu> &gpus) : start_ns_(Observer::now_ns()) {
+EnergyMeter::EnergyMeter(const std::vector<Gpu> &gpus)
+    : start_ns_(Observer::now_ns()), gpus_(gpus.size()),
+      watts_(std::make_unique<std::atomic<double>[]>(gpus.size())) {
+  for (std::size_t i = 0; i < gpus_; ++i) watts_[i].store(0.0);
   if (gpus.empty()) return;
   void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library) return;
@@ -39,6 +42,7 @@ EnergyMeter::EnergyMeter(const std::vector<Gpu> &gpus) : start_ns_(Observer::now
   nvml_ = nvml;
   for (const Gpu &gpu : gpus) {
     Reading reading{gpu.name};
+    reading.gpu = static_cast<std::size_t>(&gpu - gpus.data());
     unsigned long long energy = 0;
     if (gpu.pci_bus_id.empty() || nvml_->by_pci_bus_id(gpu.pci_bus_id.c_str(), &reading.device) != 0 ||
         nvml_->total_energy(reading.device, &energy) != 0)
@@ -53,6 +57,32 @@ EnergyMeter::~EnergyMeter() {
   nvml_->shutdown();
   dlclose(nvml_->library);
   delete nvml_;
+}
+
+void EnergyMeter::sample(const std::vector<bool> &busy) {
+  if (!nvml_ || readings_.empty()) return;
+  const std::uint64_t now = Observer::now_ns();
+  std::uint64_t last = last_sample_ns_.load(std::memory_order_relaxed);
+  if (now - last < 100'000'000 ||
+      !last_sample_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed))
+    return;
+  std::lock_guard lock(sample_mutex_);
+  for (Reading &reading : readings_) {
+    unsigned long long energy = 0;
+    if (nvml_->total_energy(reading.device, &energy) != 0) continue;
+    const bool now_busy = reading.gpu < busy.size() && busy[reading.gpu];
+    if (reading.sampled_ns && reading.busy_at_sample && now_busy && energy >= reading.sampled_mj &&
+        now > reading.sampled_ns) {
+      const double watts = static_cast<double>(energy - reading.sampled_mj) * 1e-3 /
+                           (static_cast<double>(now - reading.sampled_ns) * 1e-9);
+      const double before = watts_[reading.gpu].load(std::memory_order_relaxed);
+      watts_[reading.gpu].store(before > 0 ? 0.7 * before + 0.3 * watts : watts,
+                                std::memory_order_relaxed);
+    }
+    reading.sampled_ns = now;
+    reading.sampled_mj = energy;
+    reading.busy_at_sample = now_busy;
+  }
 }
 
 std::string EnergyMeter::summary() const {

@@ -2,8 +2,26 @@
 
 namespace nanort::rt {
 
+std::size_t choose_by_affinity(std::span<const PlacementCandidate> candidates) {
+  const std::size_t none = candidates.size();
+  std::size_t best = none;
+  double best_cost = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate &c = candidates[i];
+    if (c.affinity <= 0) continue;
+    const double cost = (c.load + 1) * c.affinity;
+    if (best == none || cost < best_cost ||
+        (cost == best_cost && c.load < candidates[best].load)) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidates) const {
   const std::size_t none = candidates.size();
+  if (const std::size_t scored = choose_by_affinity(candidates); scored != none) return scored;
   // 1. The data it writes lives there alone: moving it would cost a copy out and a copy in.
   std::size_t best = none;
   for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -42,32 +60,63 @@ std::size_t LocalityPolicy::choose(std::span<const PlacementCandidate> candidate
   return least_device;
 }
 
-std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> candidates) const {
+namespace {
+
+double finish_s(const PlacementCandidate &c) { return c.free_in + c.transfer + c.expected; }
+
+// While the model does not know the task everywhere: an idle unknown candidate gets it (to be
+// measured), else the affinity scores or locality decide. 'none' when the model knows it
+// everywhere.
+std::size_t calibrating_choice(std::span<const PlacementCandidate> candidates) {
   const std::size_t none = candidates.size();
-  std::size_t idle_unknown = none, best = none;
   bool unknown = false;
-  double best_finish = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const PlacementCandidate &c = candidates[i];
-    if (c.expected < 0) {
-      unknown = true;
-      if (idle_unknown == none && c.load == 0) idle_unknown = i;
-      continue;
-    }
-    const double finish = c.free_in + c.transfer + c.expected;
-    if (best == none || finish < best_finish) {
-      best = i;
-      best_finish = finish;
-    }
+    if (candidates[i].expected >= 0) continue;
+    if (candidates[i].load == 0) return i;  // measure it there
+    unknown = true;
   }
-  if (idle_unknown != none) return idle_unknown;  // measure it there
-  if (unknown) return LocalityPolicy().choose(candidates);
+  if (!unknown) return none;
+  return LocalityPolicy().choose(candidates);  // (scores first, then locality)
+}
+
+}  // namespace
+
+std::size_t EarliestFinishPolicy::earliest(std::span<const PlacementCandidate> candidates) {
+  const std::size_t none = candidates.size();
+  std::size_t best = none;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].expected >= 0 &&
+        (best == none || finish_s(candidates[i]) < finish_s(candidates[best])))
+      best = i;
   return best;
 }
 
-std::unique_ptr<PlacementPolicy> make_placement(std::string_view name) {
+std::size_t EarliestFinishPolicy::choose(std::span<const PlacementCandidate> candidates) const {
+  if (const std::size_t c = calibrating_choice(candidates); c != candidates.size()) return c;
+  return earliest(candidates);
+}
+
+std::size_t EnergyPolicy::choose(std::span<const PlacementCandidate> candidates) const {
+  if (const std::size_t c = calibrating_choice(candidates); c != candidates.size()) return c;
+  const std::size_t none = candidates.size();
+  std::size_t best = none;
+  double best_cost = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const PlacementCandidate &c = candidates[i];
+    if (c.watts <= 0) return EarliestFinishPolicy::earliest(candidates);  // unknown power: time alone
+    const double cost = c.watts * c.expected + joules_per_ms_ * 1e3 * finish_s(c);
+    if (best == none || cost < best_cost) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, double energy_rate) {
   if (name == "locality") return std::make_unique<LocalityPolicy>();
   if (name == "dmda") return std::make_unique<EarliestFinishPolicy>();
+  if (name == "energy") return std::make_unique<EnergyPolicy>(energy_rate);
   return nullptr;
 }
 

@@ -17,6 +17,9 @@ const std::vector<SchedulerInfo> &scheduler_policies() {
        "it is expected to finish first (the place's queued work + copies of the inputs it lacks "
        "+ the task's time there, learnt per task kind, place and data size and kept per machine "
        "in NANORT_PERF_MODEL); tried on each place until measured", &make_breadth_first},
+      {"energy", "as dmda, but a later finish is taken when each millisecond of it saves "
+       "NANORT_ENERGY_RATE joules (energy = the place's power, NANORT_POWER or measured by NVML, "
+       "x the task's expected time)", &make_breadth_first},
   };
   return policies;
 }
