@@ -40,6 +40,8 @@
 #include <utility>
 #include <vector>
 
+#include "device/accelerator.hpp"
+#include "observe/energy.hpp"
 #include "runtime.hpp"
 
 extern "C" const unsigned char cuda_bench_kernels[];
@@ -296,8 +298,11 @@ Measured pipelines(int frames, int n, int reps) {
 
 // Runs this program again with 'args', its environment changed by 'settings' (NAME=value,
 // replacing what was set), and returns the two numbers the child prints.
+// Runs this program with 'args' and the environment changed by 'settings'; it prints two
+// numbers (three when 'third' is given).
 std::pair<double, double> run_child(const std::vector<std::string> &args,
-                                    const std::vector<std::string> &settings) {
+                                    const std::vector<std::string> &settings,
+                                    double *third = nullptr) {
   std::vector<std::string> env_text;
   for (char **e = environ; *e; ++e) {
     bool replaced = false;
@@ -333,9 +338,12 @@ std::pair<double, double> run_child(const std::vector<std::string> &args,
   int status = 0;
   waitpid(child, &status, 0);
   std::pair<double, double> numbers;
+  double extra = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      std::sscanf(output.c_str(), "%lf %lf", &numbers.first, &numbers.second) != 2)
+      std::sscanf(output.c_str(), "%lf %lf %lf", &numbers.first, &numbers.second, &extra) <
+          (third ? 3 : 2))
     die("the run of " + args[0] + " with " + settings[0] + " failed: " + output);
+  if (third) *third = extra;
   return numbers;
 }
 
@@ -355,6 +363,21 @@ int main(int argc, char **argv) {
     std::printf("%.3f %.3f\n", m.ms, m.gib_moved);
     return 0;
   }
+  if (argc == 6 && std::strcmp(argv[1], "--energy-run") == 0) {
+    // As --policy-run, then the GPUs' energy (NVML) over the timed runs, joules per run.
+    const Workload w{std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
+    check_nanort(nanort_init(), "nanort_init");
+    const int gpus = nanort_device_count(NANORT_DEVICE_CUDA), reps = std::atoi(argv[5]);
+    measure(w, -1, gpus, 3, 1);  // calibration, as --policy-run's warm-ups
+    std::vector<nanort::rt::EnergyMeter::Gpu> list;
+    for (const auto &accelerator : nanort::rt::Runtime::get().accelerators())
+      if (accelerator->kind() == NANORT_DEVICE_CUDA)
+        list.push_back({accelerator->name(), accelerator->pci_bus_id()});
+    const nanort::rt::EnergyMeter meter(list);
+    const Measured m = measure(w, -1, gpus, 0, reps);
+    std::printf("%.3f %.3f %.3f\n", m.ms, m.cpu_share, meter.joules() / reps);
+    return 0;
+  }
   if (argc == 6 && std::strcmp(argv[1], "--policy-run") == 0) {
     const Workload w{std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
     check_nanort(nanort_init(), "nanort_init");
@@ -366,17 +389,21 @@ int main(int argc, char **argv) {
   }
   int reps = 5;
   bool quick = false;
+  std::string sections = "ABCD";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
       reps = 1;
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--sections") == 0 && i + 1 < argc) {
+      sections = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: scheduling_bench [--quick] [--reps R]\n");
+      std::fprintf(stderr, "usage: scheduling_bench [--quick] [--reps R] [--sections ABCD]\n");
       return 2;
     }
   }
+  const auto section = [&](char name) { return sections.find(name) != std::string::npos; };
   check_nanort(nanort_init(), "nanort_init");
   const int gpus = nanort_device_count(NANORT_DEVICE_CUDA);
   if (gpus == 0) {
@@ -391,7 +418,7 @@ int main(int argc, char **argv) {
   const std::vector<Workload> workloads =
       quick ? std::vector<Workload>{{32, 1 << 16, 4}}
             : std::vector<Workload>{{256, 1 << 16, 2}, {256, 1 << 16, 32}, {256, 1 << 16, 512}};
-  for (const Workload &w : workloads) {
+  for (const Workload &w : section('A') ? workloads : std::vector<Workload>{}) {
     std::printf("\n   %d tasks of %d KiB, %d multiply-adds per element\n", w.tasks,
                 static_cast<int>(w.n * sizeof(float) >> 10), w.rounds);
     std::printf("   %-28s", "static split: % on the CPU");
@@ -424,6 +451,7 @@ int main(int argc, char **argv) {
   }
 
   const int tiles = quick ? 2 : 4, n = quick ? 256 : 2048;
+  if (section('B')) {
   std::printf("\nB. Blocked matrix multiplication: %d x %d tiles of %d x %d floats (%d MiB each), "
               "%d tile products; ms per run (taskwait included) and GiB moved by the directory, "
               "median of %d\n", tiles, tiles, n, n, static_cast<int>(std::size_t(n) * n * 4 >> 20),
@@ -441,8 +469,10 @@ int main(int argc, char **argv) {
     }
     std::printf("\n");
   }
+  }
 
   const int frames = quick ? 4 : 64, frame_n = quick ? 1 << 12 : 1 << 18;
+  if (section('C')) {
   std::printf("\nC. Pipelines: %d frames of %d KiB, each through four smoothing stages (smp and "
               "CUDA versions); ms per run (taskwait included), median of %d\n", frames,
               static_cast<int>(frame_n * sizeof(float) >> 10), reps);
@@ -451,6 +481,36 @@ int main(int argc, char **argv) {
         {"--pipeline-run", std::to_string(frames), std::to_string(frame_n), std::to_string(reps)},
         {std::string("NANORT_SCHEDULER=") + policy, "NANORT_PERF_MODEL=off"});
     std::printf("   %-16s %9.2f ms  (%.0f%% of the stages on the CPU)\n", policy, ms, share * 100);
+  }
+  }
+
+  if (section('D')) {
+    // Time for energy: the balance of A at its middle granularity under the energy policy at
+    // several rates, with the GPUs' energy from NVML (the CPU's is not measured here).
+    const Workload w = quick ? Workload{32, 1 << 16, 4} : Workload{256, 1 << 16, 32};
+    std::printf("\nD. Time for energy: A's %d tasks of %d KiB, %d multiply-adds per element; "
+                "ms per run and the GPUs' joules per run (NVML; CPU energy not measured), "
+                "median of %d\n", w.tasks, static_cast<int>(w.n * sizeof(float) >> 10),
+                w.rounds, reps);
+    const std::vector<std::string> args = {"--energy-run", std::to_string(w.tasks),
+                                           std::to_string(w.n), std::to_string(w.rounds),
+                                           std::to_string(reps)};
+    std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+        {"dmda", {"NANORT_SCHEDULER=dmda", "NANORT_PERF_MODEL=off"}}};
+    for (const char *rate : {"1000", "1", "0.1", "0.01", "0"})
+      runs.push_back({std::string("energy, rate ") + rate,
+                      {"NANORT_SCHEDULER=energy", "NANORT_PERF_MODEL=off",
+                       std::string("NANORT_ENERGY_RATE=") + rate}});
+    for (const auto &[name, settings] : runs) {
+      double joules = 0;
+      const auto [ms, share] = run_child(args, settings, &joules);
+      if (joules < 0)
+        std::printf("   %-22s %8.2f ms  (%3.0f%% on the CPU)  GPU energy not readable\n",
+                    name.c_str(), ms, share * 100);
+      else
+        std::printf("   %-22s %8.2f ms  (%3.0f%% on the CPU)  %7.3f J on the GPUs\n",
+                    name.c_str(), ms, share * 100, joules);
+    }
   }
   return 0;
 }

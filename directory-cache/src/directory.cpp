@@ -284,6 +284,10 @@ void Directory::plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to,
   Allocation *source = from == kHost ? nullptr : &allocation_holding(from, start, end);
   Allocation *target = to == kHost ? nullptr : &allocation_holding(to, start, end);
   std::vector<CompletionPtr> after = pending_of(fragment, from);
+  if (to == kHost) {  // after an earlier write-back of these bytes still in flight
+    std::vector<CompletionPtr> earlier = pending_of(fragment, kHost);
+    after.insert(after.end(), earlier.begin(), earlier.end());
+  }
   if (!copies.empty()) {
     PlannedCopy &last = copies.back();
     if (last.from == from && last.to == to && last.end == start && last.source == source &&
@@ -298,7 +302,7 @@ void Directory::plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to,
                                {&fragment}});
 }
 
-std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies) {
+std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies, bool host_pending) {
   std::vector<CompletionPtr> issued;
   for (PlannedCopy &copy : copies) {
     const std::size_t bytes = copy.end - copy.start;
@@ -330,7 +334,7 @@ std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies) {
         forget_done(end->users);
         end->users.push_back(done);
       }
-    if (copy.to != kHost)
+    if (copy.to != kHost || host_pending)
       for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
     issued.push_back(std::move(done));
   }
@@ -344,6 +348,8 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
       space.memory->is_page_locked(source, bytes) || !staging_ready(space))
     return space.memory->write(target, offset, source, bytes, after);
+  // Host memory is read now, by the packer: a write-back into it still in flight comes first.
+  for (const CompletionPtr &earlier : after) earlier->wait();
   // Chunks go through the two staging buffers in turn: while one is copied to the device,
   // the next chunk is packed into the other.
   const std::size_t chunk = staging_chunk_for(bytes);
@@ -602,7 +608,9 @@ void Directory::record_writes(std::span<const DataAccess> accesses, SpaceId id,
       fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
         f.valid = coherence_transition(f.valid, CoherenceEvent::Write, id, 0).valid;
         ++f.version;
-        f.pending.clear();  // the copies into 'id' the writer waited for came before it
+        // The copies into 'id' the writer waited for came before it. Write-backs into the
+        // host still in flight stay: a later write-back of the new values must land after them.
+        std::erase_if(f.pending, [](const auto &p) { return p.first != kHost; });
         if (until) f.pending.emplace_back(id, until);
       });
     });
@@ -631,7 +639,10 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
                              [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
                                const Transition t = coherence_transition(
                                    f.valid, CoherenceEvent::Read, kHost, 0);
-                               if (t.hit) return;
+                               if (t.hit) {  // a write-back may still be on its way
+                                 for (const CompletionPtr &c : pending_of(f, kHost)) c->wait();
+                                 return;
+                               }
                                hit = false;
                                plan(to_host, t.copy[0].from, kHost, s, e, f);
                                f.valid = t.valid;
@@ -655,6 +666,33 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
       forget_host_only(start, end);
     });
   }
+  tracked_.store(fragments_.size(), std::memory_order_release);
+}
+
+bool Directory::goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uintptr_t end) {
+  MemorySpace &memory = *spaces_[from].memory;
+  const std::size_t bytes = end - start;
+  return !memory.wants_staging() || bytes < options_.staging_threshold ||
+         memory.is_page_locked(reinterpret_cast<const void *>(start), bytes);
+}
+
+void Directory::write_back(std::span<const DataAccess> accesses, SpaceId space) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::vector<PlannedCopy> to_host;
+  for (const DataAccess &access : accesses) {
+    if (!access.writes) continue;
+    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      if (!goes_direct_to_host(space, start, end)) return;
+      fragments_.cut(start);
+      fragments_.cut(end);
+      fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+        if (f.valid != bit(space)) return;  // home already, or elsewhere too
+        plan(to_host, space, kHost, s, e, f);
+        f.valid |= bit(kHost);
+      });
+    });
+  }
+  issue(to_host, true);
   tracked_.store(fragments_.size(), std::memory_order_release);
 }
 

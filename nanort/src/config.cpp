@@ -58,6 +58,10 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_POWER", "smp=10,opencl=100,cuda=300",
        "NANORT_SCHEDULER=energy: watts of a busy CPU worker, OpenCL device, CUDA GPU (a CUDA "
        "GPU's own figure replaces it once NVML has measured it running tasks)"},
+      {"NANORT_WRITE_BACK", "eager",
+       "when a device's results go home: eager (as soon as a task ends that no submitted task "
+       "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
+       "flushing taskwait, all at once)"},
       {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "
@@ -217,6 +221,12 @@ Config read_config(std::vector<std::string> &warnings) {
   }
 
   if (const char *v = std::getenv("NANORT_AFFINITY")) config.affinity = v;
+  if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {
+    if (!std::strcmp(v, "eager") || !std::strcmp(v, "taskwait"))
+      config.eager_write_back = !std::strcmp(v, "eager");
+    else
+      throw ConfigError(std::string("NANORT_WRITE_BACK='") + v + "' is not one of eager, taskwait");
+  }
   if (const char *v = std::getenv("NANORT_ENERGY_RATE"); v && *v) {
     char *end = nullptr;
     const double rate = std::strtod(v, &end);

@@ -183,6 +183,11 @@ void DependencyDomain::give_back_commutative(Task *task) {
   }
 }
 
+bool DependencyDomain::has_successors(const Task *task) {
+  std::lock_guard<SpinLock> guard(lock_);
+  return !task->successors.empty();
+}
+
 void DependencyDomain::release(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   task->released = true;

@@ -44,6 +44,8 @@ class DependencyDomain {
   void register_task(Task *task, ReadyList &ready);
   // Called once 'task' is complete: successors whose last predecessor it was go to 'ready'.
   void release(Task *task, ReadyList &ready);
+  // Some task submitted after 'task' waits for it (a snapshot).
+  bool has_successors(const Task *task);
   // Called once the kernel of 'task' is enqueued on device 'device' (a manager's number),
   // whose kernels run one after another in launch order. A successor of the same device kind
   // whose every unfinished predecessor was launched there can be launched behind them at

@@ -908,7 +908,9 @@ void Runtime::place(Task *task) {
   task->impl = where.impl;
   task->own_device = where.device;
   if (perf_model_) {  // counted in the place's queued work until the task ends
-    task->expected_ns = where.expected > 0 ? static_cast<std::int64_t>(where.expected * 1e9) : 0;
+    // Its copies too: a GPU's queue of small tasks is mostly copies when data dominates.
+    task->expected_ns =
+        where.expected > 0 ? static_cast<std::int64_t>((where.expected + where.transfer) * 1e9) : 0;
     if (where.device < 0)
       cpu_expected_ns_.fetch_add(task->expected_ns, std::memory_order_relaxed);
     else

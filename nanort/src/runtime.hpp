@@ -94,6 +94,11 @@ class Runtime {
   bool device_work_waiting(nanort_device_kind kind) const;
   void device_data(const Task &task, std::vector<dc::DataAccess> &data) const;  // into 'data' 
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
+  // NANORT_WRITE_BACK=eager and no task waits for 'task' yet: its results may go home now.
+  bool write_back_now(const Task *task) const {
+    return config_.eager_write_back && task->parent && task->parent->child_domain &&
+           !task->parent->child_domain->has_successors(task);
+  }
   // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
   // kernels in launch order: successors that can follow it there are handed to that device.
   void device_task_launched(Task *task, int device);

@@ -23,10 +23,11 @@ add_custom_command(OUTPUT ${embedded}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/cuda/embed_fatbin.cmake
   DEPENDS ${fatbin} cuda/embed_fatbin.cmake)
 
+# Results home at the flushing taskwait only: the tests count what moves between taskwaits.
 nanort_add_gtest(cuda_tasks LABEL cuda
   SOURCES cuda/cuda_tasks_test.cpp ${embedded}
   LIBS nanort_static OpenCL::OpenCL
-  ENV NANORT_CPU_WORKERS=2)
+  ENV "NANORT_CPU_WORKERS=2;NANORT_WRITE_BACK=taskwait")
 
 # Kernels from an object made by plain nvcc -c, linked with nanort_cuda_objects.
 set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)

@@ -28,6 +28,7 @@ namespace {
 
 using namespace nanort_cl_test;
 using nanort::dc::SpaceId;
+using nanort::dc::FragmentInfo;
 using nanort::dc::TransferCounters;
 
 const ClModule kModule(R"CL(
@@ -113,6 +114,7 @@ class MultiDevice : public ::testing::Test {
 // devices, so at least one input crosses between devices whichever device runs them; a CPU
 // task reads device results before any taskwait.
 TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   constexpr int n = 16 * 1024, spins = 4000;
   constexpr std::uint64_t bytes = n * sizeof(int);
   const int producers = 2 * devices_;
@@ -213,6 +215,7 @@ TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
 // nanort_task_set_device: each producer runs on the device it names, a chain placed on the
 // last device stays there, and a consumer placed on the first device reads from the others.
 TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   constexpr int n = 4096;
   auto &x = data_.make<std::vector<std::vector<int>>>(2 * devices_, std::vector<int>(n, -1));
   for (int k = 0; k < 2 * devices_; ++k)
@@ -253,6 +256,7 @@ TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {
 // data is. A producer placed on the last device; a consumer of its output runs there (nothing
 // crosses), and so does a task that overwrites part of it (the last device holds it alone).
 TEST_F(MultiDevice, LocalityRunsTasksWhereTheirDataLives) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   if (std::string(nanort::rt::Runtime::get().scheduler_name()) != "locality")
     GTEST_SKIP() << "runs with NANORT_SCHEDULER=locality";
   constexpr int n = 8192;
@@ -304,6 +308,7 @@ TEST_F(MultiDevice, LocalityRunsTasksWhereTheirDataLives) {
 // NANORT_SCHEDULER=dmda (its own ctest entry): a task kind with an OpenCL and a (slow) CPU
 // version is tried on every place first, then goes where it finishes first: the devices.
 TEST_F(MultiDevice, DmdaLearnsWhichPlaceIsFaster) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   if (std::string(nanort::rt::Runtime::get().scheduler_name()) != "dmda")
     GTEST_SKIP() << "runs with NANORT_SCHEDULER=dmda";
   constexpr int n = 1024, calibration = 24, measured = 40;
@@ -336,6 +341,7 @@ TEST_F(MultiDevice, DmdaLearnsWhichPlaceIsFaster) {
 // last device than on the others and the CPU workers, every task runs there. A task pinned to
 // a device kind (index -1) runs on a device of that kind, never on the CPU workers.
 TEST_F(MultiDevice, AffinityScoresAndKindPinningPlaceTasks) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   if (std::string(nanort::rt::Runtime::get().scheduler_name()) == "dmda")
     GTEST_SKIP() << "dmda tries each place once before the scores count (see the unit tests)";
   constexpr int n = 1024, tasks = 12;
@@ -369,6 +375,41 @@ TEST_F(MultiDevice, AffinityScoresAndKindPinningPlaceTasks) {
   ASSERT_OK(nanort_taskwait());
   for (auto &v : x)
     for (int i = 0; i < n; ++i) ASSERT_EQ(v[i], 2) << i;
+}
+
+// NANORT_WRITE_BACK=eager (its own ctest entry): a result no task waits for goes home when its
+// task ends, the device keeping its copy; the flushing taskwait then has nothing to copy. A
+// result a later task reads on the device moves nothing home in between.
+TEST_F(MultiDevice, EagerWriteBackBringsFinalResultsHome) {
+  if (lazy_write_back()) GTEST_SKIP() << "runs with NANORT_WRITE_BACK=eager";
+  constexpr int n = 1 << 16;
+  auto &x = data_.make<std::vector<std::vector<int>>>(2, std::vector<int>(n, 1));
+  const TransferCounters before = directory().counters(1);
+  // x[0]: doubled twice on device 0 (the second task waits for the first), nothing after.
+  for (int k = 0; k < 2; ++k)
+    ASSERT_OK(Task(kDouble, DoubleArgs{x[0].data(), n})
+                  .inout(x[0].data(), n)
+                  .ndrange({n})
+                  .on_device(NANORT_DEVICE_OPENCL, 0)
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  // The write-back started when the last task ended, before the taskwait returned.
+  const TransferCounters after = directory().counters(1);
+  EXPECT_EQ(after.bytes_to_host - before.bytes_to_host, n * sizeof(int))
+      << "one write-back, of the last value only";
+  const FragmentInfo home = directory().fragment_at(x[0].data());
+  EXPECT_TRUE(home.valid & nanort::dc::bit(0)) << "valid on the host";
+  EXPECT_TRUE(home.valid & nanort::dc::bit(1)) << "and still on device 0";
+  // A CPU task reading x[0] waits for that copy and makes none of its own.
+  long sum = 0;
+  ASSERT_OK(cpu_task("sum", [&] { for (int v : x[0]) sum += v; }).in(x[0].data(), n).submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  EXPECT_EQ(sum, 4L * n);
+  EXPECT_EQ(directory().counters(1).bytes_to_host, after.bytes_to_host);
+  ASSERT_OK(nanort_taskwait());
+  EXPECT_EQ(directory().counters(1).bytes_to_host, after.bytes_to_host)
+      << "the flush found it home";
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[0][i], 4) << i;
 }
 
 TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {

@@ -793,6 +793,7 @@ class Taskwait : public OnDevice {};
 // Copies back happen only on flush: after taskwait noflush the host array is still the old
 // one (the device holds the only current copy); after taskwait it is current.
 TEST_P(Taskwait, NoflushLeavesHostStaleUntilTaskwait) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   constexpr int n = 2048;
   auto &x = array(n, 1);
   for (int k = 0; k < 3; ++k)
@@ -807,6 +808,7 @@ TEST_P(Taskwait, NoflushLeavesHostStaleUntilTaskwait) {
 
 // taskwait on(x) waits for the tasks on x and brings x home; y stays on the device.
 TEST_P(Taskwait, TaskwaitOnFlushesOnlyItsData) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
   constexpr int n = 2048;
   auto &x = array(n, 0);
   auto &y = array(n, 0);

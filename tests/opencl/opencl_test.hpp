@@ -400,6 +400,19 @@ class Task {
   std::string error_;
 };
 
+// Results go home only at the flushing taskwait (NANORT_WRITE_BACK=taskwait, which the OpenCL
+// tests run with): the tests that check where data lives between taskwaits need it.
+inline bool lazy_write_back() {
+  const char *mode = std::getenv("NANORT_WRITE_BACK");
+  return mode && std::string(mode) == "taskwait";
+}
+#define SKIP_UNLESS_LAZY_WRITE_BACK()                                                   \
+  do {                                                                                  \
+    if (!lazy_write_back())                                                             \
+      GTEST_SKIP() << "checks where results live between taskwaits "                   \
+                      "(runs with NANORT_WRITE_BACK=taskwait)";                         \
+  } while (0)
+
 inline Task cpu_task(const char *label, std::function<void()> body) {
   return Task(label, std::move(body));
 }

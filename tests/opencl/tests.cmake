@@ -15,7 +15,10 @@ nanort_add_gtest(opencl_program_cache LABEL opencl
 set(NANORT_OPENCL_TEST_ENV
     "NANORT_CPU_WORKERS=2"
     "NANORT_CUDA_DEVICES=none"  # OpenCL alone: device spaces and limits as the tests expect
-    "NANORT_OPENCL_CACHE=${CMAKE_CURRENT_BINARY_DIR}/opencl-program-cache")
+    "NANORT_OPENCL_CACHE=${CMAKE_CURRENT_BINARY_DIR}/opencl-program-cache"
+    # Results home at the flushing taskwait only, so that tests can check where data lives
+    # between taskwaits; the *_eager entries run with the default (eager) instead.
+    "NANORT_WRITE_BACK=taskwait")
 
 # nanort_opencl_gtest(<target> [PREFIX <ctest prefix>] [NO_TARGET] SOURCES <files...>
 #                     LIBS <libs...> [ENV <VAR=value>...])
@@ -92,6 +95,13 @@ nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_loc
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_dmda
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_SCHEDULER=dmda NANORT_PERF_MODEL=off)
+
+# ... and with results going home as their last task ends (NANORT_WRITE_BACK=eager, the
+# default): the suites' results must not change.
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_eager
+  ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
+      NANORT_WRITE_BACK=eager)
+nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_eager ENV NANORT_WRITE_BACK=eager)
 
 # NANORT_OPENCL_DEVICES=none: OpenCL-only tasks fail at submit, naming the task.
 nanort_opencl_gtest(opencl_no_device

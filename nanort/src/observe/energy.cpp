@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "observer.hpp"
@@ -83,6 +84,16 @@ void EnergyMeter::sample(const std::vector<bool> &busy) {
     reading.sampled_mj = energy;
     reading.busy_at_sample = now_busy;
   }
+}
+
+double EnergyMeter::joules() const {
+  double total = -1;
+  for (const Reading &reading : readings_) {
+    unsigned long long energy = 0;
+    if (nvml_->total_energy(reading.device, &energy) != 0 || energy < reading.start_mj) continue;
+    total = std::max(total, 0.0) + static_cast<double>(energy - reading.start_mj) * 1e-3;
+  }
+  return total;
 }
 
 std::string EnergyMeter::summary() const {

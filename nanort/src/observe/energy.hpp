@@ -28,6 +28,8 @@ class EnergyMeter {
   // Lines "  energy: cuda0 12.3 J, 41.2 W on average" since the start; "" when none was read.
   std::string summary() const;
 
+  // Joules all the GPUs read used since the start; negative when none could be read.
+  double joules() const;
   // Reads the counters, at most every 100 ms (cheap otherwise; thread-safe). busy[i]: GPU i
   // (in the constructor's order) has tasks now. The power over an interval with the GPU busy
   // at both ends goes into its busy power.

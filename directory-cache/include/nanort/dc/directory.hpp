@@ -143,6 +143,13 @@ class Directory {
   // Before a CPU task: the bytes it reads are made valid on the host (waits for the copies);
   // the bytes it writes are then valid on the host alone.
   void acquire_host(std::span<const DataAccess> accesses);
+  // Starts copying home what 'accesses' wrote that only 'space' holds, without waiting and
+  // without dropping the device's copy: for results no later task is known to need, so that
+  // the flush at taskwait finds them home. Only copies that go direct (page-locked host
+  // memory, or a space that needs no staging) are started: a staged copy would hold the
+  // caller. The host's copy counts as valid at once; whoever reads host memory, or writes
+  // it back again, waits for these copies first.
+  void write_back(std::span<const DataAccess> accesses, SpaceId space);
   // Host memory gets the latest values of every byte (or of 'region') and devices drop
   // their copies; waits for the copies. Allocations stay cached for reuse.
   void flush();
@@ -204,7 +211,10 @@ class Directory {
   // then issued; issuing marks copies into devices as pending on their fragments.
   void plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to, std::uintptr_t start,
             std::uintptr_t end, FragmentState &fragment);
-  std::vector<CompletionPtr> issue(std::vector<PlannedCopy> &copies);
+  // host_pending: copies into the host are not waited for by the caller, and are recorded as
+  // pending on their fragments (write_back).
+  std::vector<CompletionPtr> issue(std::vector<PlannedCopy> &copies, bool host_pending = false);
+  bool goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uintptr_t end);
   CompletionPtr write_staged(Space &space, DeviceBuffer target, std::size_t offset,
                              const void *source, std::size_t bytes, Dependencies after);
   CompletionPtr read_staged(Space &space, DeviceBuffer source, std::size_t offset, void *target,
