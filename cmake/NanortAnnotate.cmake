@@ -20,6 +20,8 @@
 #   NANORT_CLANG_C, NANORT_CLANG_CXX   clang 19, which lowers for other compilers
 #   NANORT_EMBED_SCRIPT     NanortEmbedOpenCL.cmake
 #   NANORT_RUNTIME_TARGET   the runtime's target (nanort::runtime)
+#   NANORT_PLUGIN_TARGET    in the project's own build: the plugin's target (NANORT_PLUGIN is
+#                           then its $<TARGET_FILE>, built before the targets that use it)
 
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED NANORT_EMBED_FATBIN)
   file(READ "${NANORT_EMBED_FATBIN}" bytes HEX)
@@ -86,12 +88,18 @@ function(nanort_annotate target)
                         "(${target_dir})")
   endif()
   foreach(p NANORT_PLUGIN NANORT_CLANG_C NANORT_CLANG_CXX NANORT_EMBED_SCRIPT
-            NANORT_RUNTIME_TARGET NANORT_ANNOTATE_SCRIPT)
+            NANORT_RUNTIME_TARGET NANORT_ANNOTATE_SCRIPT NANORT_PLUGIN_TARGET)
     get_property(${p} GLOBAL PROPERTY ${p})
   endforeach()
-  if(NOT NANORT_PLUGIN OR NOT EXISTS "${NANORT_PLUGIN}")
+  if(NANORT_PLUGIN_TARGET)
+    # The project's own build: the plugin is built first; commands depend on its target.
+    add_dependencies(${target} ${NANORT_PLUGIN_TARGET})
+    set(plugin_depends ${NANORT_PLUGIN_TARGET})
+  elseif(NOT NANORT_PLUGIN OR NOT EXISTS "${NANORT_PLUGIN}")
     message(FATAL_ERROR "nanort_annotate: the nanort pragma plugin is not available "
                         "(nanort was built without Clang 19)")
+  else()
+    set(plugin_depends "${NANORT_PLUGIN}")
   endif()
 
   set(work "${CMAKE_CURRENT_BINARY_DIR}/nanort/${target}")
@@ -145,7 +153,9 @@ function(nanort_annotate target)
         target_compile_options(${target} PRIVATE
                                "$<$<COMPILE_LANGUAGE:${lang}>:-fplugin=${NANORT_PLUGIN}>")
       endif()
-      set_property(SOURCE "${src}" APPEND PROPERTY OBJECT_DEPENDS "${NANORT_PLUGIN}")
+      if(NOT NANORT_PLUGIN_TARGET)
+        set_property(SOURCE "${src}" APPEND PROPERTY OBJECT_DEPENDS "${NANORT_PLUGIN}")
+      endif()
       list(APPEND new_sources "${src}")
       continue()
     endif()
@@ -187,7 +197,7 @@ function(nanort_annotate target)
       COMMAND "${clang}" -x ${x} -fsyntax-only "-fplugin=${NANORT_PLUGIN}"
               "-fplugin-arg-nanort-emit=${out}" -fplugin-arg-nanort-lower-only ${flags}
               "${abs}"
-      DEPENDS "${abs}" "${NANORT_PLUGIN}"
+      DEPENDS "${abs}" ${plugin_depends}
       DEPFILE "${out}.d"
       COMMENT "Lowering the nanort pragmas of ${src}"
       COMMAND_EXPAND_LISTS VERBATIM)

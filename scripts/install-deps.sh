@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, if any are missing. Needs root or sudo.
+# Extra packages may be named as arguments (python3-matplotlib for apps/tools/results.py --plot).
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libstarpu-dev                 # side-by-side benchmarks
   clang-19 libclang-19-dev llvm-19-dev   # the pragma plugin (pragma-plugin/)
+  "$@"
 )
 
 missing=()

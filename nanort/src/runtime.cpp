@@ -767,8 +767,16 @@ bool Runtime::is_device_task(const Task *task) const {
   return task->impl && task->impl->device != NANORT_DEVICE_SMP;
 }
 
-Task *Runtime::pop_device_task(nanort_device_kind kind, int device) {
+Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t manager) {
   if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
+  // Even spread: past two tasks of its own, a device takes more only while no other device
+  // of its kind holds fewer; else the first device to look would fill its whole in-flight
+  // window with independent tasks that another device could start now.
+  const double mine = managers_[manager]->load();
+  if (mine >= 2 && device_counts_[kind] > 1)
+    for (std::size_t m = 0; m < managers_.size(); ++m)
+      if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
+        return nullptr;
   return device_queues_[kind]->pop(device);
 }
 

@@ -90,7 +90,8 @@ class Runtime {
 
   // For device managers: the next ready task for a device, whether any waits, the data a
   // device task moves, and the end of a device task (its failure already recorded).
-  Task *pop_device_task(nanort_device_kind kind, int device);
+  // For the manager of device 'manager' (its number among all devices), index 'device' in its kind.
+  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager);
   bool device_work_waiting(nanort_device_kind kind) const;
   void device_data(const Task &task, std::vector<dc::DataAccess> &data) const;  // into 'data' 
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);

@@ -127,8 +127,9 @@ foreach(name opencl_target_clauses_c opencl_single_source_c multi_device_c)
     set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")
   endif()
 endforeach()
-nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/two_files_main.c
-                      ${p}/two_files_task.c)
+# (Also '-I dir' and '-D X' as two words each, which the wrappers join for every step.)
+nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall -I ${p} -D TWO_WORDS=1
+                      ${p}/two_files_main.c ${p}/two_files_task.c)
 # Versions (implements): tasks whose site lists an smp and an OpenCL implementation (C: one
 # declared in a header used by two files, one after the calls; C++: in a namespace, single
 # source, an smp version of a kernel task). The default scheduler runs the first of each;

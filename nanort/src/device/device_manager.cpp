@@ -108,7 +108,7 @@ void DeviceManager::run() {
     }
     while (running_.size() < in_flight_) {
       Task *task = held_ ? held_ : pop_early();
-      if (!task) task = runtime_.pop_device_task(kind, index_);
+      if (!task) task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
       if (!task) break;
       held_ = nullptr;
       const Started started = start(task);

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Table II and the scaling of the applications, from the results.txt files of run_apps.sh.
+
+  results.py RESULTS.txt... [--write docs/results.md] [--plot docs/results-scaling.png]
+
+For each file (one machine's run): the machine, date and command; Table II (median time of
+each version on one GPU, and annotated / native for CUDA and for OpenCL; the mixed NBody is
+compared with the native CUDA version); the speedup of each version on each GPU count over its
+own time on one GPU. --write puts it all into the file between the measured markers; --plot
+draws the speedups (python3-matplotlib: scripts/install-deps.sh python3-matplotlib).
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+APPS = ["saxpy", "matmul", "nbody", "julia", "krist"]
+VERSIONS = ["native_cuda", "annotated_cuda", "native_opencl", "annotated_opencl", "annotated_mixed"]
+NATIVE_OF = {"annotated_cuda": "native_cuda", "annotated_opencl": "native_opencl",
+             "annotated_mixed": "native_cuda"}
+BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
+
+
+def parse(path):
+    run = {"path": path, "header": [], "failed": [], "times": {}, "sizes": {}}
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.startswith("# FAILED"):
+            run["failed"].append(line[2:])
+        elif line.startswith("# "):
+            run["header"].append(line[2:])
+        elif line.startswith("gpus="):
+            fields = dict(re.findall(r"(\w+)=(\S+)", line))
+            if fields.get("check") != "ok":
+                run["failed"].append("wrong results: " + line)
+                continue
+            key = (fields["app"], fields["version"], int(fields["gpus"]))
+            run["times"][key] = float(fields["median_ms"])
+            run["sizes"][fields["app"]] = fields["size"]
+    return run
+
+
+def counts_of(run):
+    return sorted({g for (_, _, g) in run["times"]})
+
+
+def report(run):
+    times, counts = run["times"], counts_of(run)
+    text = [f"### {pathlib.Path(run['path']).stem}", ""]
+    text += [f"- {h}" for h in run["header"]]
+    text += ["", "Table II: median time per repetition on one GPU (ms), annotated / native "
+             "(at most 1.02 is the target).", "",
+             "| application | size | " + " | ".join(VERSIONS) + " | annotated / native |",
+             "| --- | --- |" + " ---: |" * len(VERSIONS) + " --- |"]
+    for app in APPS:
+        row = [times.get((app, v, 1)) for v in VERSIONS]
+        if not any(row):
+            continue
+        ratios = []
+        for v, native in NATIVE_OF.items():
+            if (app, v, 1) in times and (app, native, 1) in times:
+                ratios.append(f"{v.split('_')[1]} {times[(app, v, 1)] / times[(app, native, 1)]:.3f}")
+        cells = [f"{t:.2f}" if t else "" for t in row]
+        text.append(f"| {app} | {run['sizes'].get(app, '')} | " + " | ".join(cells) + " | " +
+                    ", ".join(ratios) + " |")
+    if len(counts) > 1:
+        text += ["", "Speedup over the same version on one GPU (time on 1 / time on N).", "",
+                 "| application | version | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''}" for g in counts) + " |",
+                 "| --- | --- |" + " ---: |" * len(counts)]
+        for app in APPS:
+            for v in VERSIONS:
+                base = times.get((app, v, 1))
+                if not base:
+                    continue
+                cells = [f"{base / times[(app, v, g)]:.2f}" if (app, v, g) in times else ""
+                         for g in counts]
+                text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
+    if run["failed"]:
+        text += ["", "Runs that failed:", ""] + [f"- {f}" for f in run["failed"]]
+    return "\n".join(text) + "\n"
+
+
+def plot(runs, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("results.py: no matplotlib for this python (scripts/install-deps.sh "
+                 "python3-matplotlib installs it for /usr/bin/python3)")
+    panels = [r for r in runs if len(counts_of(r)) > 1] or runs
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
+    for ax, run in zip(axes[0], panels):
+        counts, times = counts_of(run), run["times"]
+        labels, series = [], {v: [] for v in VERSIONS}
+        for app in APPS:
+            if not any((app, v, 1) in times for v in VERSIONS):
+                continue
+            labels.append(app)
+            for v in VERSIONS:
+                g = counts[-1]
+                ok = (app, v, 1) in times and (app, v, g) in times
+                series[v].append(times[(app, v, 1)] / times[(app, v, g)] if ok else 0)
+        width = 0.8 / len(VERSIONS)
+        for k, v in enumerate(VERSIONS):
+            ax.bar([i + k * width for i in range(len(labels))], series[v], width, label=v)
+        ax.axhline(counts[-1], color="grey", linestyle="--", linewidth=0.8)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], labels)
+        ax.set_ylabel(f"speedup on {counts[-1]} GPU(s) over 1")
+        machine = next((h for h in run["header"] if h.startswith("machine:")), run["path"])
+        date = next((h for h in run["header"] if h.startswith("date:")), "")
+        ax.set_title(f"{machine[len('machine: '):]}, {date[len('date: '):]}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", nargs="+")
+    parser.add_argument("--write", metavar="FILE")
+    parser.add_argument("--plot", metavar="PNG")
+    args = parser.parse_args()
+    runs = [parse(p) for p in args.results]
+    text = "\n".join(report(r) for r in runs)
+    print(text, end="")
+    if args.write:
+        path = pathlib.Path(args.write)
+        doc = path.read_text()
+        if BEGIN not in doc or END not in doc:
+            sys.exit(f"results.py: {path} has no {BEGIN} ... {END} block")
+        head, rest = doc.split(BEGIN, 1)
+        path.write_text(head + BEGIN + "\n" + text + END + rest.split(END, 1)[1])
+    if args.plot:
+        plot(runs, args.plot)
+
+
+if __name__ == "__main__":
+    main()

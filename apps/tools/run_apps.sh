@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Table II and scaling: runs every version of every application on 1, 2, ... GPUs of this
+# machine, and writes what each printed (its RESULT line) to OUT/results.txt, with the
+# machine, the date and the command; each run's whole output goes to OUT/logs/.
+#
+#   apps/tools/run_apps.sh BUILD OUT GPUS [--small] [--reps R] [--apps "matmul nbody"]
+#                          [--counts "1 2"]
+#
+# BUILD: a build tree with the applications (build/release); GPUS: the most GPUs to use; the
+# counts run are 1, 2, 4, ... up to GPUS, and GPUS itself (or --counts). The paper-like sizes
+# (--paper) unless --small. Every version sees the same GPUs: CUDA_VISIBLE_DEVICES=0..N-1
+# (NVIDIA's OpenCL honours it too); the annotated CUDA versions run with no OpenCL device and
+# the annotated OpenCL ones with no CUDA device, so each uses only its own kind. results.py
+# turns results.txt into the tables and the plot.
+set -uo pipefail
+if [ $# -lt 3 ]; then
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+build=$1 out=$2 max=$3
+shift 3
+size=--paper reps=3 apps="saxpy matmul nbody julia krist" counts=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --small) size="" ;;
+    --reps) reps=$2; shift ;;
+    --apps) apps=$2; shift ;;
+    --counts) counts=$2; shift ;;
+    *) echo "run_apps.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$counts" ]; then
+  c=1
+  while [ "$c" -lt "$max" ]; do counts="$counts $c"; c=$((c * 2)); done
+  counts="$counts $max"
+fi
+mkdir -p "$out/logs"
+results=$out/results.txt
+{
+  echo "# machine: $(hostname)"
+  echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# command: apps/tools/run_apps.sh BUILD OUT $max ${size:---small} --reps $reps --counts \"${counts# }\""
+  nvidia-smi -L 2>/dev/null | sed 's/^/# gpu: /'
+  echo "# cpus: $(nproc)"
+} >"$results"
+export NANORT_OPENCL_CACHE=${NANORT_OPENCL_CACHE:-$out/opencl-cache} NANORT_PERF_MODEL=off
+failures=0
+for app in $apps; do
+  for count in $counts; do
+    visible=$(seq -s, 0 $((count - 1)))
+    for version in native_cuda native_opencl annotated_cuda annotated_opencl annotated_mixed; do
+      exe=$build/apps/$app/${app}_$version
+      [ -x "$exe" ] || continue
+      env=(CUDA_VISIBLE_DEVICES="$visible")
+      case $version in
+        annotated_cuda) env+=(NANORT_OPENCL_DEVICES=none) ;;
+        annotated_opencl) env+=(NANORT_CUDA_DEVICES=none) ;;
+      esac
+      log=$out/logs/$app.$version.$count.log
+      env "${env[@]}" timeout 120 "$exe" $size --reps="$reps" >"$log" 2>&1
+      status=$?
+      line=$(grep '^RESULT ' "$log" | tail -1)
+      if [ $status -ne 0 ] || [ -z "$line" ]; then
+        echo "# FAILED (exit $status): $app $version on $count GPU(s), see logs/$(basename "$log")" >>"$results"
+        failures=$((failures + 1))
+      else
+        echo "gpus=$count $line" >>"$results"
+      fi
+      echo "$app $version $count GPU(s): ${line:-exit $status}"
+    done
+  done
+done
+echo "run_apps.sh: $failures failed run(s); results in $results"
+[ $failures -eq 0 ]
