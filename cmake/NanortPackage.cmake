@@ -1,6 +1,6 @@
 # The installed package: find_package(nanort) gives nanort::runtime (the library and the C/C++
-# headers), nanort::directory_cache and, when the pragma plugin is built, the function
-# nanort_annotate (cmake/NanortAnnotate.cmake).
+# headers), nanort::directory_cache, nanort::mpi (with MPI) and, when the pragma plugin is
+# built, the function nanort_annotate (cmake/NanortAnnotate.cmake).
 include(CMakePackageConfigHelpers)
 install(TARGETS nanort_runtime nanort_directory_cache nanort_cuda_objects
         EXPORT nanortTargets
@@ -12,6 +12,12 @@ install(TARGETS nanort-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY directory-cache/include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT nanortTargets NAMESPACE nanort:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)
+# nanort::mpi (nanort-mpi/), when MPI was found: a set of its own, loaded when the consumer
+# finds MPI too.
+if(TARGET nanort_mpi)
+  install(TARGETS nanort_mpi EXPORT nanortMpiTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT nanortMpiTargets NAMESPACE nanort:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)
+endif()
 # The plugin and the clang 19 that lowers for other compilers (absolute: the package needs the
 # same clang 19 installed where it is used).
 set(NANORT_PACKAGE_PLUGIN ${CMAKE_INSTALL_LIBDIR}/nanort-plugin.so)

@@ -9,6 +9,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd   # OpenCL: the ICD loader, PoCL's CPU device
   libgtest-dev libbenchmark-dev
   libstarpu-dev                 # side-by-side benchmarks
+  libopenmpi-dev openmpi-bin    # MPI + tasks (nanort-mpi/, apps/nbody-mpi, tests/mpi)
   clang-19 libclang-19-dev llvm-19-dev   # the pragma plugin (pragma-plugin/)
   "$@"
 )

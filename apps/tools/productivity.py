@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-APPS = ["saxpy", "matmul", "nbody", "julia", "krist"]
+APPS = ["saxpy", "matmul", "nbody", "julia", "krist", "nbody-mpi"]
 VERSIONS = [("native_cuda", ".cu"), ("native_opencl", ".c"), ("annotated_cuda", ".c"),
             ("annotated_opencl", ".c"), ("annotated_mixed", ".c")]
 BEGIN, END = "<!-- table1:begin -->", "<!-- table1:end -->"

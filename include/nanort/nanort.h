@@ -231,6 +231,15 @@ NANORT_API void nanort_task_discard(nanort_task *task);
 
 /* Whether the caller runs inside a final task (where new tasks run at once). */
 NANORT_API int nanort_in_final(void);
+/* 1 when the calling thread runs a task's body (0 in the program's own threads outside tasks). */
+NANORT_API int nanort_in_task(void);
+/* Waits until ready(arg) returns nonzero, calling it over and over (at once at first, then
+ * every 20 to 100 microseconds). Inside a task, a spare thread runs other ready tasks in the
+ * meantime, so that a task blocked on something outside the runtime (an MPI message, I/O) does
+ * not hold a CPU worker that the tasks it waits for may need: any number of tasks may block
+ * this way with any number of workers. For libraries that turn a blocking call into a
+ * request and a test (nanort-mpi does so for MPI). ready must be thread-safe. */
+NANORT_API nanort_status nanort_block_until(int (*ready)(void *arg), void *arg);
 
 /* Kernels linked in from objects that plain `nvcc -c` made: each object registers its fatbin
  * image at start-up (through the nanort_cuda_objects library, which stands in for the entry

@@ -298,6 +298,16 @@ int nanort_in_final(void) {
   return result;
 }
 
+int nanort_in_task(void) { return Runtime::in_task() ? 1 : 0; }
+
+nanort_status nanort_block_until(int (*ready)(void *arg), void *arg) {
+  if (!ready) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_block_until: ready is NULL");
+  return guarded([&] {
+    Runtime::get().block_until(ready, arg);
+    return NANORT_SUCCESS;
+  });
+}
+
 nanort_status nanort_set_affinity(const char *task, const char *place, double score) {
   if (!task || !*task || !place || !*place || !(score > 0) || score > 1e300)
     return fail(NANORT_ERROR_INVALID_ARGUMENT,

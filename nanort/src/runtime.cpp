@@ -17,6 +17,7 @@
 #if NANORT_HAVE_CUDA
 #include "cuda/cuda_device.hpp"
 #endif
+#include "device/rank_share.hpp"
 #include "observe/energy.hpp"
 #include "observe/observer.hpp"
 #include "opencl/opencl_device.hpp"
@@ -237,6 +238,12 @@ void Runtime::stop() {
   }
   stopping_.store(true);
   idle_.notify_all();
+  {
+    std::lock_guard<std::mutex> guard(spares_mutex_);
+    spare_wanted_.notify_all();
+  }
+  for (std::thread &spare : spares_) spare.join();  // (no task is left: none blocks now)
+  spares_.clear();
   managers_.clear();  // each returns once its device is idle
   cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
@@ -620,6 +627,62 @@ void Runtime::worker_loop(int lane) {
   help_until(lane, [this] { return stopping_.load(std::memory_order_relaxed); });
 }
 
+bool Runtime::in_task() { return tls_current != nullptr; }
+
+void Runtime::block_until(int (*ready)(void *), void *arg) {
+  if (ready(arg)) return;
+  // A task's thread hands its place to a spare thread: the blocked call may wait for a task
+  // that has yet to run (a receive whose send is a later task), however few the workers.
+  const bool hand_over = in_task();
+  if (hand_over) {
+    blocked_.fetch_add(1);
+    std::lock_guard<std::mutex> guard(spares_mutex_);
+    if (parked_spares_ > 0)
+      spare_wanted_.notify_one();
+    else if (spares_.size() < 4096)
+      spares_.emplace_back([this] { spare_loop(); });
+  }
+  // Poll: at once for a while (a message often comes within microseconds), then in short
+  // sleeps that leave the core to the spare.
+  for (int polls = 0; !ready(arg); ++polls) {
+    if (polls < 100)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(polls < 1000 ? 20 : 100));
+  }
+  if (hand_over) {
+    blocked_.fetch_sub(1);
+    idle_.notify_all();  // a spare beyond what is needed leaves after its task
+  }
+}
+
+void Runtime::spare_loop() {
+  std::unique_lock<std::mutex> lock(spares_mutex_);
+  for (;;) {
+    ++parked_spares_;
+    spare_wanted_.wait(lock, [this] {
+      return stopping_.load() || running_spares_.load() < blocked_.load();
+    });
+    --parked_spares_;
+    if (stopping_.load()) return;
+    running_spares_.fetch_add(1);
+    lock.unlock();
+    // Run tasks until fewer threads are blocked than spares run (then this one leaves, once).
+    bool left = false;
+    help_until(-1, [this, &left] {
+      if (left) return true;
+      for (int r = running_spares_.load(); r > blocked_.load();)
+        if (running_spares_.compare_exchange_weak(r, r - 1)) return left = true;
+      if (stopping_.load(std::memory_order_relaxed)) {
+        running_spares_.fetch_sub(1);
+        return left = true;
+      }
+      return false;
+    });
+    lock.lock();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Waiting
 
@@ -716,6 +779,9 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
     } catch (const std::invalid_argument &e) {
       throw ConfigError("NANORT_CUDA_DEVICES='" + config_.cuda_devices + "': " + e.what());
     }
+    // Several ranks of an MPI job on this node, GPUs left to the default: a share each.
+    if (config_.cuda_devices == "all" && !std::getenv("NANORT_CUDA_DEVICES"))
+      chosen = share_for_rank(chosen, local_rank_from_environment());
     try {
       for (auto &device : cuda::open_devices(found, chosen))
         accelerators_.push_back(std::move(device));
@@ -742,6 +808,10 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
     } catch (const std::invalid_argument &e) {
       throw ConfigError("NANORT_OPENCL_DEVICES='" + config_.opencl_devices + "': " + e.what());
     }
+    // The same for GPUs through OpenCL (not CPU devices: they share the node's cores anyway).
+    if (config_.opencl_devices == "auto" && !std::getenv("NANORT_OPENCL_DEVICES") &&
+        !chosen.empty() && !(found[chosen.front()].type & CL_DEVICE_TYPE_CPU))
+      chosen = share_for_rank(chosen, local_rank_from_environment());
     if (!chosen.empty()) {
       program_cache_ =
           std::make_unique<opencl::ProgramCache>(opencl::default_program_cache_folder());

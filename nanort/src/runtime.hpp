@@ -9,12 +9,14 @@
 #include <nanort/nanort.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nanort/dc/directory.hpp>
@@ -70,6 +72,12 @@ class Runtime {
                             std::size_t count);
 
   int device_count(nanort_device_kind kind) const;
+  // nanort_block_until: the calling thread polls 'ready' until it returns nonzero; inside a
+  // task, a spare thread runs other tasks meanwhile, so the CPU workers stay busy however many
+  // tasks wait in a blocking call (MPI, I/O).
+  void block_until(int (*ready)(void *), void *arg);
+  // nanort_in_task: the calling thread runs a task's body.
+  static bool in_task();
   // nanort_set_affinity.
   void set_affinity(const char *task, const char *place, double score) {
     affinity_.set(task, place, score);
@@ -151,6 +159,13 @@ class Runtime {
   std::vector<int> energy_gpu_;  // per accelerator: its number in energy_, -1 if not a CUDA GPU
   bool energy_policy_ = false;
   AffinityTable affinity_;
+  // Spare threads (block_until): while 'blocked_' task threads wait, as many spares run tasks.
+  void spare_loop();
+  std::mutex spares_mutex_;
+  std::condition_variable spare_wanted_;
+  std::vector<std::thread> spares_;
+  int parked_spares_ = 0;                    // under spares_mutex_
+  std::atomic<int> blocked_{0}, running_spares_{0};
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;

@@ -31,4 +31,9 @@ if [ -e "$scratch/consumer/annotated_c" ]; then
 else
   echo "annotated programs: not built (the package has no pragma plugin)"
 fi
+if [ -e "$scratch/consumer/annotated_mpi" ]; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none NANORT_CPU_WORKERS=1 \
+    "$(cat "$scratch/consumer/mpiexec.txt")" -n 2 "$scratch/consumer/annotated_mpi"
+fi
 echo "$plain"

@@ -1,0 +1,76 @@
+/* NBody across MPI ranks, annotated with the OpenCL kernel (../nbody/nbody.cl): each rank owns
+ * an equal part of the bodies; each time step is a task per block of bs of its bodies, which
+ * reads all positions of the previous step and writes its block of the next step's positions
+ * and velocities, then a CPU task that exchanges the new positions with MPI_Allgather: it
+ * reads the rank's part (the kernels' results, which the runtime brings home for it) and
+ * writes all positions (which the next step's kernels wait for). The runtime's MPI layer
+ * (nanort::mpi) lets the exchange wait for the other ranks without holding a CPU worker; the
+ * taskwait brings the results home. */
+#include <nanort/nanort.h>
+
+#include "nbody_mpi.h"
+
+#pragma omp target device(opencl) ndrange(2, count, NBODY_SPLIT, NBODY_GROUP, NBODY_SPLIT) copy_deps
+#pragma omp task in([n]pos, [count]vel) out([count]new_pos, [count]new_vel)
+__kernel void nbody_step(int n, int first, int count, float dt, float eps2,
+                         __global const nbody_vec4 *pos, __global const nbody_vec4 *vel,
+                         __global nbody_vec4 *new_pos, __global nbody_vec4 *new_vel);
+
+/* mine: the rank's part of all, where the other ranks' parts arrive around it (in place);
+ * n and mine are there for the dependences. */
+#pragma omp task in([own]mine) out([n]all)
+void exchange(long n, long own, const nbody_vec4 *mine, nbody_vec4 *all) {
+  (void)n, (void)mine;
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)(4 * own), MPI_FLOAT,
+                MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  /* Tasks call MPI from several threads. */
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided != MPI_THREAD_MULTIPLE)
+    fprintf(stderr, "error: the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE (%d), "
+                    "which MPI calls inside tasks need\n", provided, MPI_THREAD_MULTIPLE);
+  struct nbody_mpi m;
+  int ok;
+  struct nbody_config c = nbody_mpi_config(argc, argv, 0, &m, &ok);
+  if (!nbody_mpi_all(ok && provided == MPI_THREAD_MULTIPLE)) {
+    MPI_Finalize();
+    return APP_FAILED;
+  }
+  int devices = nanort_device_count(NANORT_DEVICE_OPENCL);
+  if (!nbody_mpi_all(devices > 0)) { /* every rank skips if one has no device */
+    if (m.rank == 0) printf("SKIP: no OpenCL device on some rank\n");
+    MPI_Finalize();
+    return APP_SKIP;
+  }
+  /* One allocation for the positions and velocities of two steps, page-locked once. */
+  size_t bytes = c.n * sizeof(nbody_vec4), all = (4 * bytes + 4095) / 4096 * 4096;
+  nbody_vec4 *mem = aligned_alloc(4096, all);
+  nbody_vec4 *pos[2] = {mem, mem + c.n}, *vel[2] = {mem + 2 * c.n, mem + 3 * c.n};
+  nanort_host_register(mem, all);
+
+  double *times = malloc(c.reps * sizeof(double));
+  for (int rep = -1; rep < c.reps; ++rep) { /* rep -1: the warm-up */
+    nbody_init(c.n, pos[0], vel[0]);
+    MPI_Barrier(MPI_COMM_WORLD); /* the ranks start together */
+    double start = app_now();
+    for (int s = 0; s < c.steps; ++s) {
+      int cur = s % 2, nxt = 1 - cur;
+      for (long first = m.first; first < m.first + m.own; first += c.bs)
+        nbody_step((int)c.n, (int)first, (int)nbody_mpi_length(&c, &m, first), NBODY_DT,
+                   NBODY_EPS2, pos[cur], vel[cur] + first, pos[nxt] + first, vel[nxt] + first);
+      exchange(c.n, m.own, pos[nxt] + m.first, pos[nxt]);
+    }
+    #pragma omp taskwait
+    if (rep >= 0) times[rep] = app_now() - start;
+  }
+
+  int status = nbody_mpi_finish(&c, &m, "annotated_opencl", devices, pos, vel, times);
+  nanort_host_unregister(mem);
+  free(mem);
+  free(times);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,53 @@
+// The GPUs of a node shared among the MPI ranks on it (device/rank_share.hpp): which rank
+// takes which, and where the local rank comes from.
+#include <device/rank_share.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using nanort::rt::LocalRank;
+using nanort::rt::local_rank_from_environment;
+using nanort::rt::share_for_rank;
+using V = std::vector<std::size_t>;
+
+TEST(RankShare, EachLocalRankTakesEveryNthDevice) {
+  const V gpus = {0, 1, 2, 3};
+  EXPECT_EQ(share_for_rank(gpus, {0, 1}), gpus) << "alone: every GPU";
+  EXPECT_EQ(share_for_rank(gpus, {0, 2}), (V{0, 2}));
+  EXPECT_EQ(share_for_rank(gpus, {1, 2}), (V{1, 3}));
+  EXPECT_EQ(share_for_rank(gpus, {3, 4}), (V{3}));
+  // Fewer GPUs than ranks: shared, rank % count.
+  EXPECT_EQ(share_for_rank(V{0, 1}, {2, 4}), (V{0}));
+  EXPECT_EQ(share_for_rank(V{0, 1}, {3, 4}), (V{1}));
+  EXPECT_EQ(share_for_rank(V{}, {1, 2}), V{});
+  // The numbers are those of the devices the selection kept, not positions.
+  EXPECT_EQ(share_for_rank(V{2, 5}, {1, 2}), (V{5}));
+}
+
+TEST(RankShare, LocalRankFromTheLaunchersEnvironment) {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                           "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "SLURM_LOCALID",
+                           "SLURM_TASKS_PER_NODE"})
+    unsetenv(name);
+  LocalRank none = local_rank_from_environment();
+  EXPECT_EQ(none.rank, 0);
+  EXPECT_EQ(none.size, 1);
+  setenv("MPI_LOCALRANKID", "1", 1);
+  setenv("MPI_LOCALNRANKS", "3", 1);
+  LocalRank mpich = local_rank_from_environment();
+  EXPECT_EQ(mpich.rank, 1);
+  EXPECT_EQ(mpich.size, 3);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+  LocalRank ompi = local_rank_from_environment();  // Open MPI's first
+  EXPECT_EQ(ompi.rank, 2);
+  EXPECT_EQ(ompi.size, 4);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2(x3)", 1);  // not a number: the next launcher's
+  EXPECT_EQ(local_rank_from_environment().size, 3);
+}
+
+}  // namespace
