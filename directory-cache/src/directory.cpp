@@ -334,8 +334,18 @@ std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies, bo
         forget_done(end->users);
         end->users.push_back(done);
       }
-    if (copy.to != kHost || host_pending)
+    if (copy.to != kHost) {
       for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
+    } else if (host_pending) {
+      // The host's copy counts as valid now; this copy waits for any earlier write-back of
+      // the same bytes, so it alone needs keeping.
+      for (FragmentState *fragment : copy.fragments) {
+        std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
+        forget_done_pending(*fragment);
+        fragment->pending.emplace_back(kHost, done);
+        fragment->valid |= bit(kHost);
+      }
+    }
     issued.push_back(std::move(done));
   }
   copies.clear();
@@ -577,8 +587,10 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
     ++(hit ? space.counters.hits : space.counters.misses);
   }
   for (const CompletionPtr &done : issue(to_host)) done->wait();
+  // Copies from the host wait for the write-backs into it still in flight (write_back); the
+  // copies to the host above are done.
   for (PlannedCopy &copy : to_space)
-    if (copy.from == kHost) copy.after.clear();  // host copies above are done
+    std::erase_if(copy.after, [](const CompletionPtr &c) { return c->poll(); });
   for (const PlannedCopy &copy : to_space) out.bytes_in += copy.end - copy.start;
   for (CompletionPtr &done : issue(to_space)) out.ready.push_back(std::move(done));
   tracked_.store(fragments_.size(), std::memory_order_release);
@@ -670,10 +682,11 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
 }
 
 bool Directory::goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uintptr_t end) {
+  // Not small copies of ordinary memory either: a GPU driver copies those synchronously, which
+  // would stall the thread that ends the task.
   MemorySpace &memory = *spaces_[from].memory;
-  const std::size_t bytes = end - start;
-  return !memory.wants_staging() || bytes < options_.staging_threshold ||
-         memory.is_page_locked(reinterpret_cast<const void *>(start), bytes);
+  return !memory.wants_staging() ||
+         memory.is_page_locked(reinterpret_cast<const void *>(start), end - start);
 }
 
 void Directory::write_back(std::span<const DataAccess> accesses, SpaceId space) {
@@ -686,13 +699,13 @@ void Directory::write_back(std::span<const DataAccess> accesses, SpaceId space) 
       fragments_.cut(start);
       fragments_.cut(end);
       fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
-        if (f.valid != bit(space)) return;  // home already, or elsewhere too
-        plan(to_host, space, kHost, s, e, f);
-        f.valid |= bit(kHost);
+        if (f.valid == bit(space)) plan(to_host, space, kHost, s, e, f);  // else home already
       });
+      // Issued range by range: joined with the next range, a copy could span memory that is
+      // not all page-locked, and go staged (synchronously).
+      issue(to_host, true);
     });
   }
-  issue(to_host, true);
   tracked_.store(fragments_.size(), std::memory_order_release);
 }
 

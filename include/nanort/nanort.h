@@ -86,7 +86,10 @@ typedef enum nanort_device_kind {
 
 /* Devices of a kind the runtime can run tasks on. For NANORT_DEVICE_SMP: CPU workers. */
 NANORT_API int nanort_device_count(nanort_device_kind kind);
-/* Index of the CPU worker running the caller, or -1 outside the workers. */
+/* Index of the CPU worker running the caller, or -1 outside tasks. The pool's workers have
+ * indices 0 to count - 2, each its own; the last index is shared by every other thread that
+ * runs tasks (the program's threads in taskwait, spare threads of nanort_block_until), so it
+ * is not unique: per-worker scratch indexed by it must allow for that. */
 NANORT_API int nanort_current_worker(void);
 
 /* ---------------------------------------------------------------------------------------- */

@@ -3,8 +3,9 @@
  * a task, a blocking call becomes its non-blocking form plus a wait in which the task's thread
  * polls MPI_Test while a spare thread runs other tasks (nanort_block_until). So a task blocked
  * in MPI never holds a CPU worker that the task it waits for may need: a receive whose send
- * is a later task completes whatever the number of workers. Outside tasks the calls are
- * MPI's own. MPI_Init and MPI_Init_thread ask for MPI_THREAD_MULTIPLE (tasks call MPI from
+ * is a later task completes whatever the number of workers. Outside tasks the point-to-point
+ * calls are MPI's own; collectives are non-blocking plus MPI_Wait everywhere, so that they
+ * match across ranks whether or not each calls them inside a task. MPI_Init and MPI_Init_thread ask for MPI_THREAD_MULTIPLE (tasks call MPI from
  * any worker at once) and stop the program with a clear message when the library lacks it. */
 #include <mpi.h>
 #include <nanort/nanort.h>
@@ -101,6 +102,18 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     return wait_one(&request_, (status));                    \
   } while (0)
 
+/* A collective, inside a task or not: always its non-blocking form (MPI does not match a
+ * blocking collective with a non-blocking one, and one rank may call it inside a task while
+ * another does not), then the wait above inside a task, MPI's own wait outside. */
+#define COLLECTIVE(start_call)                                                   \
+  do {                                                                           \
+    MPI_Request request_;                                                        \
+    int rc_ = (start_call);                                                      \
+    if (rc_ != MPI_SUCCESS) return rc_;                                          \
+    return nanort_in_task() ? wait_one(&request_, MPI_STATUS_IGNORE)             \
+                            : PMPI_Wait(&request_, MPI_STATUS_IGNORE);           \
+  } while (0)
+
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!nanort_in_task()) return PMPI_Send(buf, count, type, dest, tag, comm);
   NONBLOCKING(PMPI_Isend(buf, count, type, dest, tag, comm, &request_), MPI_STATUS_IGNORE);
@@ -123,79 +136,63 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
   int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &requests[1]);
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) {  /* no receive left posted into recvbuf */
+    PMPI_Cancel(&requests[0]);
+    PMPI_Request_free(&requests[0]);
+    return rc;
+  }
   rc = MPI_Waitall(2, requests, statuses);
+  if (rc == MPI_ERR_IN_STATUS)  /* not a code MPI_Sendrecv returns: the failing one's */
+    rc = statuses[0].MPI_ERROR != MPI_SUCCESS ? statuses[0].MPI_ERROR : statuses[1].MPI_ERROR;
   if (status != MPI_STATUS_IGNORE) *status = statuses[0];
   return rc;
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  if (!nanort_in_task()) return PMPI_Barrier(comm);
-  NONBLOCKING(PMPI_Ibarrier(comm, &request_), MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Ibarrier(comm, &request_));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (!nanort_in_task()) return PMPI_Bcast(buf, count, type, root, comm);
-  NONBLOCKING(PMPI_Ibcast(buf, count, type, root, comm, &request_), MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Ibcast(buf, count, type, root, comm, &request_));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (!nanort_in_task()) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-  NONBLOCKING(PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, &request_));
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  if (!nanort_in_task()) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-  NONBLOCKING(PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &request_));
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (!nanort_in_task())
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  NONBLOCKING(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                           comm, &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                           comm, &request_));
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (!nanort_in_task())
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  NONBLOCKING(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                            comm, &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                            comm, &request_));
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (!nanort_in_task())
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  NONBLOCKING(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                              &request_));
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  if (!nanort_in_task())
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           comm);
-  NONBLOCKING(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, comm, &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, comm, &request_));
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (!nanort_in_task())
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  NONBLOCKING(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             &request_),
-              MPI_STATUS_IGNORE);
+  COLLECTIVE(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             &request_));
 }

@@ -58,6 +58,10 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_POWER", "smp=10,opencl=100,cuda=300",
        "NANORT_SCHEDULER=energy: watts of a busy CPU worker, OpenCL device, CUDA GPU (a CUDA "
        "GPU's own figure replaces it once NVML has measured it running tasks)"},
+      {"NANORT_CUDA_KERNEL_STREAMS", "2",
+       "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
+       "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
+       "order)"},
       {"NANORT_WRITE_BACK", "eager",
        "when a device's results go home: eager (as soon as a task ends that no submitted task "
        "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
@@ -221,6 +225,9 @@ Config read_config(std::vector<std::string> &warnings) {
   }
 
   if (const char *v = std::getenv("NANORT_AFFINITY")) config.affinity = v;
+  if (const char *v = std::getenv("NANORT_CUDA_KERNEL_STREAMS");
+      v && std::strcmp(v, "1") != 0 && std::strcmp(v, "2") != 0)
+    throw ConfigError(std::string("NANORT_CUDA_KERNEL_STREAMS='") + v + "' is not 1 or 2");
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {
     if (!std::strcmp(v, "eager") || !std::strcmp(v, "taskwait"))
       config.eager_write_back = !std::strcmp(v, "eager");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -633,14 +634,21 @@ void Runtime::block_until(int (*ready)(void *), void *arg) {
   if (ready(arg)) return;
   // A task's thread hands its place to a spare thread: the blocked call may wait for a task
   // that has yet to run (a receive whose send is a later task), however few the workers.
-  const bool hand_over = in_task();
+  bool hand_over = in_task();
   if (hand_over) {
     blocked_.fetch_add(1);
     std::lock_guard<std::mutex> guard(spares_mutex_);
-    if (parked_spares_ > 0)
+    if (parked_spares_ > woken_spares_) {  // one not yet claimed by another blocked task
+      ++woken_spares_;
       spare_wanted_.notify_one();
-    else if (spares_.size() < 4096)
-      spares_.emplace_back([this] { spare_loop(); });
+    } else {
+      try {
+        spares_.emplace_back([this] { spare_loop(); });
+      } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
+        blocked_.fetch_sub(1);
+        hand_over = false;
+      }
+    }
   }
   // Poll: at once for a while (a message often comes within microseconds), then in short
   // sleeps that leave the core to the spare.
@@ -664,6 +672,7 @@ void Runtime::spare_loop() {
       return stopping_.load() || running_spares_.load() < blocked_.load();
     });
     --parked_spares_;
+    if (woken_spares_ > 0) --woken_spares_;
     if (stopping_.load()) return;
     running_spares_.fetch_add(1);
     lock.unlock();

@@ -105,8 +105,9 @@ class Runtime {
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
   // NANORT_WRITE_BACK=eager and no task waits for 'task' yet: its results may go home now.
   bool write_back_now(const Task *task) const {
-    return config_.eager_write_back && task->parent && task->parent->child_domain &&
-           !task->parent->child_domain->has_successors(task);
+    // (A task with accesses was registered in its parent's domain, which exists by then.)
+    return config_.eager_write_back && !task->accesses.empty() && task->parent &&
+           task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }
   // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
   // kernels in launch order: successors that can follow it there are handed to that device.
@@ -164,7 +165,8 @@ class Runtime {
   std::mutex spares_mutex_;
   std::condition_variable spare_wanted_;
   std::vector<std::thread> spares_;
-  int parked_spares_ = 0;                    // under spares_mutex_
+  int parked_spares_ = 0;  // under spares_mutex_: waiting to be wanted
+  int woken_spares_ = 0;   // under spares_mutex_: parked ones notified, not yet awake
   std::atomic<int> blocked_{0}, running_spares_{0};
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;

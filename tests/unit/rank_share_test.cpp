@@ -30,9 +30,10 @@ TEST(RankShare, EachLocalRankTakesEveryNthDevice) {
 
 TEST(RankShare, LocalRankFromTheLaunchersEnvironment) {
   for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
-                           "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "SLURM_LOCALID",
-                           "SLURM_TASKS_PER_NODE"})
+                           "MPI_LOCALRANKID", "MPI_LOCALNRANKS"})
     unsetenv(name);
+  setenv("SLURM_LOCALID", "1", 1);  // a batch job's variables, MPI or not: not used
+  setenv("SLURM_TASKS_PER_NODE", "4", 1);
   LocalRank none = local_rank_from_environment();
   EXPECT_EQ(none.rank, 0);
   EXPECT_EQ(none.size, 1);
@@ -48,6 +49,8 @@ TEST(RankShare, LocalRankFromTheLaunchersEnvironment) {
   EXPECT_EQ(ompi.size, 4);
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2(x3)", 1);  // not a number: the next launcher's
   EXPECT_EQ(local_rank_from_environment().size, 3);
+  unsetenv("SLURM_LOCALID");
+  unsetenv("SLURM_TASKS_PER_NODE");
 }
 
 }  // namespace

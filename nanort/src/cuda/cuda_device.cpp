@@ -222,6 +222,12 @@ class KernelCompletion final : public dc::Completion {
   const char *kernel_name_;  // static storage (the task site's)
 };
 
+// NANORT_CUDA_KERNEL_STREAMS: 2 (default) or 1 (validated with the rest of the environment).
+int kernel_streams_from_environment() {
+  const char *text = std::getenv("NANORT_CUDA_KERNEL_STREAMS");
+  return text && std::string(text) == "1" ? 1 : 2;
+}
+
 // Makes 'stream' wait for 'after': events of the driver are waited for on the device, other
 // completions (another backend's) on the host. A kernel launched earlier on the same stream
 // needs no wait at all.
@@ -377,19 +383,25 @@ class CudaDevice final : public Accelerator {
     NANORT_CU_CHECK(cuDeviceGet(&device_, info_.ordinal));
     NANORT_CU_CHECK(cuDevicePrimaryCtxRetain(&context_, device_));
     make_current(cu, context_);
-    for (CUstream *stream : {&compute_, &to_device_, &to_host_})
+    kernel_streams_ = kernel_streams_from_environment();
+    for (CUstream *stream : {&compute_[0], &compute_[1], &to_device_, &to_host_})
       NANORT_CU_CHECK(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING));
     memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_);
-    marks_ = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_);
+    for (int s = 0; s < 2; ++s)
+      marks_[s] = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_[s]);
   }
   ~CudaDevice() override {
     set_current(cu_, context_);
-    for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamSynchronize(stream);
-    marks_.reset();  // with memory_, the last owners of the event pool: gone before the context
+    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_})
+      cu_.cuStreamSynchronize(stream);
+    // With memory_, the last owners of the event pool: gone before the context.
+    last_on_second_.reset();
+    for (auto &marks : marks_) marks.reset();
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
-    for (CUstream stream : {compute_, to_device_, to_host_}) cu_.cuStreamDestroy(stream);
+    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_})
+      cu_.cuStreamDestroy(stream);
     cu_.cuDevicePrimaryCtxRelease(device_);
   }
 
@@ -403,8 +415,12 @@ class CudaDevice final : public Accelerator {
   std::string model() const override { return "cuda:" + info_.name; }
   dc::MemorySpace &memory() override { return *memory_; }
   CudaMemory &cuda_memory() { return *memory_; }
-  bool completes_in_order() const override { return true; }  // one kernel stream
-  void flush_launches() override { marks_->seal(); }
+  // A kernel launched behind unfinished predecessors runs after every kernel launched before
+  // it (launch() sees to it with two kernel streams).
+  bool completes_in_order() const override { return true; }
+  void flush_launches() override {
+    for (auto &marks : marks_) marks->seal();
+  }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
   // Portable: one registration serves every context, so the runtime asks one GPU.
   void register_host(void *address, std::size_t bytes) override {
@@ -497,10 +513,23 @@ class CudaDevice final : public Accelerator {
       block[d] = static_cast<unsigned>(local);
       grid[d] = static_cast<unsigned>((global + local - 1) / local);
     }
-    wait_for(cu, compute_, staging.ready);
+    // The kernel stream. Kernels of tasks whose predecessors have all ended take the two in
+    // turn, so that one kernel's start overlaps the last, partly empty wave of the one before
+    // (a long tail where threads' work varies). A task launched behind unfinished predecessors
+    // goes on the first, after every kernel launched so far on the second: it still runs after
+    // all that came before it, which launching it early relies on.
+    int s = 0;
+    if (task.early_released || kernel_streams_ == 1) {
+      if (last_on_second_ && !last_on_second_->done.load(std::memory_order_acquire))
+        NANORT_CU_CHECK(cuStreamWaitEvent(compute_[0], marks_[1]->event(*last_on_second_), 0));
+    } else {
+      s = next_stream_;
+      next_stream_ ^= 1;
+    }
+    wait_for(cu, compute_[s], staging.ready);
     const CUresult status = cu.cuLaunchKernel(
         kernel.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        static_cast<unsigned>(task.shmem_bytes), compute_, parameters.begin(), nullptr);
+        static_cast<unsigned>(task.shmem_bytes), compute_[s], parameters.begin(), nullptr);
     if (status != CUDA_SUCCESS)
       throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
                                   std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
@@ -508,7 +537,15 @@ class CudaDevice final : public Accelerator {
                                   "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]) +
                                   ", " + std::to_string(task.shmem_bytes) +
                                   " bytes of shared memory) failed with " + error_text(status));
-    return std::make_shared<KernelCompletion>(cu, marks_, marks_->join(), impl.kernel_name);
+    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
+    if (s == 1) last_on_second_ = mark;
+    // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
+    // and its end is then seen at once (its results may go home, its successors start)
+    // rather than with the kernels launched after it.
+    std::size_t bytes = 0;
+    for (const dc::DataAccess &access : data) bytes += access.region.bytes();
+    if (bytes >= (std::size_t(1) << 20)) marks_[s]->seal();
+    return std::make_shared<KernelCompletion>(cu, marks_[s], std::move(mark), impl.kernel_name);
   }
 
  private:
@@ -640,9 +677,12 @@ class CudaDevice final : public Accelerator {
   DeviceInfo info_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
-  CUstream compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
+  CUstream compute_[2] = {}, to_device_ = nullptr, to_host_ = nullptr;
+  int kernel_streams_ = 2;  // NANORT_CUDA_KERNEL_STREAMS: 1 keeps every kernel on the first
+  int next_stream_ = 0;     // manager thread only
+  std::shared_ptr<LaunchMarks::Mark> last_on_second_;  // the latest kernel on compute_[1]
   std::unique_ptr<CudaMemory> memory_;
-  std::shared_ptr<LaunchMarks> marks_;  // of the kernel stream
+  std::shared_ptr<LaunchMarks> marks_[2];  // of each kernel stream
   // Manager thread only.
   std::map<const void *, Loaded> modules_;  // by nanort_kernel_module or linked image
   std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;

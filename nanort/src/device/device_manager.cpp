@@ -224,7 +224,14 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
     return;
   }
   // Results no task waits for go home now, on the copy-out stream, while the device goes on.
-  if (runtime_.write_back_now(running.task)) directory_.write_back(running.data, space_);
+  if (runtime_.write_back_now(running.task)) {
+    try {
+      directory_.write_back(running.data, space_);
+    } catch (const std::exception &e) {  // nothing lost: the results stay here for the flush
+      std::fprintf(stderr, "nanort: warning: results of %s could not start home early: %s\n",
+                   running.task->describe().c_str(), e.what());
+    }
+  }
   runtime_.device_task_measured(*running.task, static_cast<int>(space_) - 1, ran_ns, true);
   runtime_.device_task_done(running.task, lane_, running.start_ns, false);
 }

@@ -19,9 +19,10 @@ int env_number(const char *name) {
 }  // namespace
 
 LocalRank local_rank_from_environment() {
+  // (Not Slurm's variables: they are set in every program of a batch job, MPI or not, and
+  // describe the job rather than the step.)
   const char *pairs[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-                            {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-                            {"SLURM_LOCALID", "SLURM_TASKS_PER_NODE"}};
+                            {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}};
   for (const auto &pair : pairs) {
     const int rank = env_number(pair[0]), size = env_number(pair[1]);
     if (rank >= 0 && size > 0 && rank < size) return {rank, size};

@@ -1,5 +1,5 @@
 // The GPUs of a node shared among the MPI ranks that run on it: when a launcher (mpirun,
-// mpiexec, srun) starts several ranks on one node and the device variables are left at their
+// mpiexec) starts several ranks on one node and the device variables are left at their
 // defaults, each rank takes its own share of the node's GPUs instead of all of them.
 #pragma once
 
@@ -14,8 +14,7 @@ struct LocalRank {
 };
 
 // From the launcher's environment: Open MPI (OMPI_COMM_WORLD_LOCAL_RANK, _LOCAL_SIZE), MPICH
-// and Intel MPI (MPI_LOCALRANKID, MPI_LOCALNRANKS), Slurm (SLURM_LOCALID, SLURM_TASKS_PER_NODE
-// when it is one number). {0, 1} when none says more.
+// and Intel MPI's Hydra (MPI_LOCALRANKID, MPI_LOCALNRANKS). {0, 1} when none says more.
 LocalRank local_rank_from_environment();
 
 // The share of 'devices' (numbers of the devices that would be used) that 'local' takes:

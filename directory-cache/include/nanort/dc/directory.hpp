@@ -145,9 +145,9 @@ class Directory {
   void acquire_host(std::span<const DataAccess> accesses);
   // Starts copying home what 'accesses' wrote that only 'space' holds, without waiting and
   // without dropping the device's copy: for results no later task is known to need, so that
-  // the flush at taskwait finds them home. Only copies that go direct (page-locked host
-  // memory, or a space that needs no staging) are started: a staged copy would hold the
-  // caller. The host's copy counts as valid at once; whoever reads host memory, or writes
+  // the flush at taskwait finds them home. Only copies that go direct and asynchronously
+  // (page-locked host memory, or a space that needs no staging) are started: a staged copy,
+  // or a GPU driver's copy into ordinary memory, would hold the caller. The host's copy counts as valid at once; whoever reads host memory, or writes
   // it back again, waits for these copies first.
   void write_back(std::span<const DataAccess> accesses, SpaceId space);
   // Host memory gets the latest values of every byte (or of 'region') and devices drop
