@@ -214,6 +214,7 @@ Runtime::Runtime() {
           config_.device_in_flight > 0 ? config_.device_in_flight
           : accelerator.completes_in_order() ? 32 : 8));
     }
+    managers_ready_.store(true, std::memory_order_release);  // managers_ complete from here
   }
 
   cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.bind_workers, *topology_,
@@ -245,6 +246,7 @@ void Runtime::stop() {
   }
   for (std::thread &spare : spares_) spare.join();  // (no task is left: none blocks now)
   spares_.clear();
+  managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
   managers_.clear();  // each returns once its device is idle
   cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
@@ -851,8 +853,12 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t 
   // Even spread: past two tasks of its own, a device takes more only while no other device
   // of its kind holds fewer; else the first device to look would fill its whole in-flight
   // window with independent tasks that another device could start now.
+  // (managers_ is read only once every manager exists: the first ones run while the others
+  // are made.)
+  if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
+    return device_queues_[kind]->pop(device);
   const double mine = managers_[manager]->load();
-  if (mine >= 2 && device_counts_[kind] > 1)
+  if (mine >= 2)
     for (std::size_t m = 0; m < managers_.size(); ++m)
       if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
         return nullptr;

@@ -179,6 +179,7 @@ class Runtime {
   std::unique_ptr<SchedulerPolicy> device_queues_[NANORT_DEVICE_KIND_COUNT];
   int device_counts_[NANORT_DEVICE_KIND_COUNT] = {};
   std::vector<std::unique_ptr<DeviceManager>> managers_;
+  std::atomic<bool> managers_ready_{false};  // every manager made (pop_device_task reads them)
   std::unique_ptr<CpuWorkerPool> cpu_;
   // Written while the program runs: each on a cache line of its own, away from the fields
   // above that every task creation reads.
