@@ -261,8 +261,9 @@ NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
  * buffers. Host memory the program page-locked itself (cudaMallocHost, cudaHostRegister) is
  * used directly too. Locking costs time (the system pins every page), so it pays for arrays
  * that move many times. The memory must stay allocated until nanort_host_unregister, which
- * must come after a taskwait that covers the tasks using it. Does nothing without a CUDA GPU
- * (OpenCL copies are staged either way). */
+ * must come after a taskwait that covers the tasks using it; it brings the range's device
+ * data home first (as nanort_taskwait_on would). Does nothing without a CUDA GPU (OpenCL
+ * copies are staged either way). */
 NANORT_API nanort_status nanort_host_register(void *address, size_t bytes);
 NANORT_API nanort_status nanort_host_unregister(void *address);
 

@@ -450,8 +450,8 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   std::size_t pushed = 0;
   bool creator_waits = false;
   for (Task *task : ready) {
-    if ((placement_ || affinity_.has(task->label)) && !task->early_released &&
-        task->own_device < 0 && !task->undeferred && task->site && !accelerators_.empty())
+    if (!task->early_released && task->own_device < 0 && !task->undeferred && task->site &&
+        !accelerators_.empty() && (placement_ || affinity_.has(task->label)))
       place(task);
     if (task->early_released) {  // behind its predecessors' kernels on that device
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
@@ -757,6 +757,11 @@ void Runtime::host_unregister(void *address) {
   if (found == host_locked_.end())
     throw std::invalid_argument("nanort_host_unregister: not an address nanort_host_register "
                                 "locked (or unlocked already)");
+  // Device data of the range comes home first, and copies into it still in flight (results
+  // going home early) end, before the memory stops being page-locked.
+  if (directory_)
+    directory_->flush(dc::Region::contiguous(reinterpret_cast<const void *>(found->first),
+                                             found->second - found->first));
   for (const auto &accelerator : accelerators_)
     if (accelerator->kind() == NANORT_DEVICE_CUDA) {
       accelerator->unregister_host(address);

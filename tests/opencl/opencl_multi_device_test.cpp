@@ -416,6 +416,24 @@ TEST_F(MultiDevice, EagerWriteBackBringsFinalResultsHome) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(x[0][i], 4) << i;
 }
 
+// nanort_host_unregister brings the range's device data home before it unlocks: a result left
+// on a device (taskwait_noflush) is in host memory once the call returns.
+TEST_F(MultiDevice, HostUnregisterBringsItsRangeHome) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
+  constexpr int n = 4096;
+  auto &x = data_.make<std::vector<int>>(n, 1);
+  ASSERT_OK(nanort_host_register(x.data(), n * sizeof(int)));
+  ASSERT_OK(Task(kDouble, DoubleArgs{x.data(), n})
+                .inout(x.data(), n)
+                .ndrange({n})
+                .on_device(NANORT_DEVICE_OPENCL, 0)
+                .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  ASSERT_EQ(x[0], 1) << "still on the device";
+  ASSERT_OK(nanort_host_unregister(x.data()));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 2) << i;
+}
+
 TEST_F(MultiDevice, PlacementOnAMissingDeviceFailsAtSubmit) {
   std::vector<int> x(64);
   EXPECT_EQ(Task(kSlowIota, SlowIotaArgs{x.data(), 0, 64, 1})
