@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The NBody MPI benchmark: apps/nbody-mpi's native and annotated versions side by side in one
+# run, on 1 and 2 ranks with one GPU each (CUDA versions), and on 4 ranks on the CPU (OpenCL
+# versions on PoCL's CPU device: only PoCL's ICD is shown to them, the CPU workers split among
+# the ranks). Writes OUT/results.txt (RESULT lines, with the machine, date and command) and
+# each run's output in OUT/logs/.
+#
+#   apps/tools/run_mpi.sh BUILD OUT [--small] [--reps R]
+set -uo pipefail
+if [ $# -lt 2 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+build=$1 out=$2
+shift 2
+size=--paper reps=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --small) size="" ;;
+    --reps) reps=$2; shift ;;
+    *) echo "run_mpi.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+dir=$build/apps/nbody-mpi
+mkdir -p "$out/logs" "$out/pocl-only"
+results=$out/results.txt
+{
+  echo "# machine: $(hostname)"
+  echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# command: apps/tools/run_mpi.sh BUILD OUT ${size:---small} --reps $reps"
+  nvidia-smi -L 2>/dev/null | sed 's/^/# gpu: /'
+  echo "# cpus: $(nproc); $(mpirun --version 2>/dev/null | head -n 1)"
+} >"$results"
+launcher=(mpirun --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH)
+export NANORT_PERF_MODEL=off
+failures=0
+run() {  # label, ranks, program, environment...
+  local label=$1 ranks=$2 exe=$3
+  shift 3
+  local log=$out/logs/$label.np$ranks.log
+  local env_args=()
+  for e in "$@"; do env_args+=(-x "$e"); done
+  if [ ! -x "$exe" ]; then echo "# not built: $exe" >>"$results"; return; fi
+  env "$@" timeout 300 "${launcher[@]}" "${env_args[@]}" -np "$ranks" "$exe" $size \
+    --reps="$reps" >"$log" 2>&1
+  local status=$? line
+  line=$(grep '^RESULT ' "$log" | tail -n 1)
+  if [ $status -eq 77 ]; then
+    echo "# SKIP: $label on $ranks rank(s): $(grep -m 1 SKIP "$log")" >>"$results"
+  elif [ $status -ne 0 ] || [ -z "$line" ]; then
+    echo "# FAILED (exit $status): $label on $ranks rank(s), see logs/$(basename "$log")" >>"$results"
+    failures=$((failures + 1))
+  else
+    echo "ranks=$ranks $line" >>"$results"
+  fi
+  echo "$label $ranks rank(s): ${line:-exit $status}"
+}
+cores=$(nproc)
+for ranks in 1 2; do  # one GPU per rank (the runtime's share by local rank; one visible for one rank)
+  visible=$(seq -s, 0 $((ranks - 1)))
+  for v in native_cuda annotated_cuda; do
+    run "$v" "$ranks" "$dir/nbody-mpi_$v" CUDA_VISIBLE_DEVICES="$visible" \
+        NANORT_OPENCL_DEVICES=none NANORT_CPU_WORKERS=$((cores / ranks))
+  done
+done
+# 4 ranks on the CPU: PoCL alone.
+for f in /etc/OpenCL/vendors/*pocl*.icd; do [ -e "$f" ] && cp "$f" "$out/pocl-only/"; done
+for v in native_opencl annotated_opencl; do
+  run "$v" 4 "$dir/nbody-mpi_$v" OCL_ICD_VENDORS="$out/pocl-only" NANORT_CUDA_DEVICES=none \
+      NANORT_CPU_WORKERS=$((cores / 4 > 0 ? cores / 4 : 1)) POCL_MAX_PTHREAD_COUNT=$((cores / 4 > 0 ? cores / 4 : 1))
+done
+echo "run_mpi.sh: $failures failed run(s); results in $results"
+[ $failures -eq 0 ]
