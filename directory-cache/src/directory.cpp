@@ -690,21 +690,27 @@ bool Directory::goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uin
 }
 
 void Directory::write_back(std::span<const DataAccess> accesses, SpaceId space) {
+  // The ranges that can go (asked of the memory space, not of the directory: no lock taken
+  // when none can, as for every task on ordinary memory of a GPU).
+  thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  ranges.clear();
+  for (const DataAccess &access : accesses)
+    if (access.writes)
+      access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+        if (goes_direct_to_host(space, start, end)) ranges.emplace_back(start, end);
+      });
+  if (ranges.empty()) return;
   std::lock_guard<std::mutex> guard(mutex_);
   std::vector<PlannedCopy> to_host;
-  for (const DataAccess &access : accesses) {
-    if (!access.writes) continue;
-    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-      if (!goes_direct_to_host(space, start, end)) return;
-      fragments_.cut(start);
-      fragments_.cut(end);
-      fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
-        if (f.valid == bit(space)) plan(to_host, space, kHost, s, e, f);  // else home already
-      });
-      // Issued range by range: joined with the next range, a copy could span memory that is
-      // not all page-locked, and go staged (synchronously).
-      issue(to_host, true);
+  for (const auto &[start, end] : ranges) {
+    fragments_.cut(start);
+    fragments_.cut(end);
+    fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
+      if (f.valid == bit(space)) plan(to_host, space, kHost, s, e, f);  // else home already
     });
+    // Issued range by range: joined with the next range, a copy could span memory that is
+    // not all page-locked, and go staged (synchronously).
+    issue(to_host, true);
   }
   tracked_.store(fragments_.size(), std::memory_order_release);
 }
