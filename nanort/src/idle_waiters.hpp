@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <climits>
+#include <ctime>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,6 +27,19 @@ class IdleWaiters {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // announce before looking
     const std::uint32_t epoch = epoch_.load();
     if (!condition()) futex(FUTEX_WAIT_PRIVATE, epoch);
+    sleepers_.fetch_sub(1);
+  }
+
+  // The same, but waking after 'timeout_ns' at the latest.
+  template <class Condition>
+  void sleep_unless_for(Condition condition, long timeout_ns) {
+    sleepers_.fetch_add(1);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::uint32_t epoch = epoch_.load();
+    if (!condition()) {
+      const timespec timeout{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
+      futex(FUTEX_WAIT_PRIVATE, epoch, &timeout);
+    }
     sleepers_.fetch_sub(1);
   }
 
@@ -48,8 +62,8 @@ class IdleWaiters {
 
  private:
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  void futex(int op, std::uint32_t value) {
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&epoch_), op, value, nullptr, nullptr,
+  void futex(int op, std::uint32_t value, const timespec *timeout = nullptr) {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&epoch_), op, value, timeout, nullptr,
             0);
   }
 

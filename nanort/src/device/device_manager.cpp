@@ -38,7 +38,7 @@ DeviceManager::~DeviceManager() {
 
 void DeviceManager::request_stop() {
   stopping_.store(true);
-  idle_.notify_all();
+  notify();
 }
 
 void DeviceManager::push_own(Task *task) {
@@ -47,7 +47,7 @@ void DeviceManager::push_own(Task *task) {
     early_.push_back(task);
     early_count_.store(early_.size(), std::memory_order_relaxed);
   }
-  idle_.notify_all();
+  notify();
 }
 
 Task *DeviceManager::pop_early() {
@@ -70,7 +70,14 @@ void DeviceManager::run() {
   runtime_.topology().bind_thread_near(accelerator_.pci_bus_id());
   const nanort_device_kind kind = accelerator_.kind();
   std::uint64_t idle_since = 0;  // when polling last found nothing to do
+  // A task held back (its data cannot be placed while running tasks pin what it needs) is
+  // tried again when a task ends, or after 2 ms (memory other work frees): not at every turn,
+  // which would take a core staging it over and over from a CPU device and the workers.
+  std::uint64_t held_retry_ns = 0;
   for (;;) {
+    // Read before looking at the completions: one that ends after this look bumps it.
+    const std::uint64_t completions_seen = wakeup_->completions.load();
+    const std::uint64_t pushes_seen = wakeup_->pushes.load();
     bool progress = false;
     if (in_order_) {
       // The oldest ones that are done. They share the time since the previous ones were seen
@@ -106,7 +113,8 @@ void DeviceManager::run() {
         progress = true;
       }
     }
-    while (running_.size() < in_flight_) {
+    const bool retry_held = progress || Observer::now_ns() >= held_retry_ns;
+    while (running_.size() < in_flight_ && (!held_ || retry_held)) {
       Task *task = held_ ? held_ : pop_early();
       if (!task) task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
       if (!task) break;
@@ -114,6 +122,7 @@ void DeviceManager::run() {
       const Started started = start(task);
       if (started == Started::Busy) {
         held_ = task;  // memory frees up when a running task completes
+        held_retry_ns = Observer::now_ns() + 2'000'000;
         break;
       }
       progress = true;
@@ -127,17 +136,34 @@ void DeviceManager::run() {
     if (idle_since == 0 && !running_.empty()) accelerator_.flush_launches();
     if (running_.empty() && !held_) {
       if (stopping_.load() && !work_waiting()) return;
-      idle_.sleep_unless([&] { return stopping_.load() || work_waiting(); });
+      wakeup_->idle.sleep_unless([&] { return stopping_.load() || work_waiting(); });
       continue;
     }
     // Kernels or copies in flight: poll, yielding, for a short while (completions of short
-    // kernels come soon), then in short sleeps that leave the cores to CPU devices and workers.
+    // kernels come soon); then sleep until one ends where the backend says so (OpenCL event
+    // callbacks: a CPU device such as PoCL gets every core meanwhile), else poll in short
+    // sleeps that leave the cores to CPU devices and workers.
     const std::uint64_t now = Observer::now_ns();
     if (idle_since == 0) idle_since = now;
-    if (now - idle_since < 50'000)
-      std::this_thread::yield();
-    else
+    const bool can_take = !held_ && running_.size() < in_flight_;
+    if (now - idle_since < 50'000 || (can_take && work_waiting())) {
+      // (Work queued that this device may take once another one's load changes: polled.)
+      if (now - idle_since < 50'000)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    } else if (!running_.empty() && watch_running()) {
+      // Until a completion, or new work it can take; every 2 ms at the latest (a backend
+      // whose callbacks came late would cost no more).
+      wakeup_->idle.sleep_unless_for(
+          [&] {
+            return wakeup_->completions.load() != completions_seen ||
+                   (can_take && wakeup_->pushes.load() != pushes_seen);
+          },
+          2'000'000);
+    } else {
       std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
     if (timing_) timing_sums_.waiting_ns += Observer::now_ns() - now;
   }
 }
@@ -194,9 +220,31 @@ DeviceManager::Started DeviceManager::start(Task *task) {
   return Started::Yes;
 }
 
+bool DeviceManager::watch_running() {
+  if (!can_watch_) return false;
+  for (Running &running : running_) {
+    if (running.watched) continue;
+    std::shared_ptr<Wakeup> wakeup = wakeup_;
+    try {
+      running.watched = running.done->on_done([wakeup] {
+        wakeup->completions.fetch_add(1);
+        wakeup->idle.notify_all();
+      });
+    } catch (const std::bad_alloc &) {
+      return false;  // poll this time
+    }
+    if (!running.watched) {
+      can_watch_ = false;  // the backend cannot tell (CUDA): poll from now on
+      return false;
+    }
+  }
+  return true;
+}
+
 void DeviceManager::recycle(Running &running) {
   if (spare_.size() >= in_flight_) return;
   running.task = nullptr;
+  running.watched = false;
   running.done.reset();
   running.staging.ready.clear();  // completions: not kept alive by a spare record
   spare_.push_back(std::move(running));

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -33,7 +34,10 @@ class DeviceManager {
   DeviceManager &operator=(const DeviceManager &) = delete;
 
   // Wakes the thread if it sleeps (new ready work, or stopping).
-  void notify() { idle_.notify_all(); }
+  void notify() {
+    wakeup_->pushes.fetch_add(1);
+    wakeup_->idle.notify_all();
+  }
   // A task for this device alone: one launched behind the kernels it depends on (they run
   // here, in launch order), or one placed here by the program. Taken before the tasks of the
   // shared queue.
@@ -63,6 +67,14 @@ class DeviceManager {
     dc::CompletionPtr done;
     std::uint64_t start_ns = 0;   // taken: staging begins
     std::uint64_t launch_ns = 0;  // staged: the launch begins
+    bool watched = false;         // its completion will wake the thread (on_done)
+  };
+  // What the thread sleeps on: new work, stopping, or a completion's callback (which may come
+  // after the manager is gone, hence shared).
+  struct Wakeup {
+    IdleWaiters idle;
+    std::atomic<std::uint64_t> completions{0};
+    std::atomic<std::uint64_t> pushes{0};  // notify(): new work, or stopping
   };
   enum class Started { Yes, Busy, Failed };
 
@@ -72,6 +84,9 @@ class DeviceManager {
   bool work_waiting() const;
   void complete(Running &running, std::uint64_t ran_ns);
   void recycle(Running &running);
+  // Asks each running task's completion to wake the thread when it ends; false when one
+  // cannot (the thread then polls).
+  bool watch_running();
   void fail(Task *task, const std::string &what, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
 
@@ -101,7 +116,8 @@ class DeviceManager {
   std::atomic<double> seconds_per_byte_{1.0 / 16e9};
   std::uint64_t last_done_ns_ = 0;  // when the latest completions were seen
   std::atomic<bool> stopping_{false};
-  IdleWaiters idle_;
+  std::shared_ptr<Wakeup> wakeup_ = std::make_shared<Wakeup>();
+  bool can_watch_ = true;  // the backend's completions can wake the thread (on_done)
   std::thread thread_;
 };
 

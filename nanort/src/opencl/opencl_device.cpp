@@ -77,6 +77,17 @@ class EventCompletion final : public dc::Completion {
       throw OpenClError(status, (kernel_name_ ? "kernel '" + std::string(kernel_name_) + "'" : what_) +
                                     " failed with " + error_name(status));
   }
+  bool on_done(std::function<void()> done) override {
+    auto *call = new std::function<void()>(std::move(done));
+    const auto trampoline = [](cl_event, cl_int, void *arg) {
+      auto *f = static_cast<std::function<void()> *>(arg);
+      (*f)();
+      delete f;
+    };
+    if (clSetEventCallback(event_, CL_COMPLETE, trampoline, call) == CL_SUCCESS) return true;
+    delete call;
+    return false;
+  }
   cl_event event() const { return event_; }
   cl_context context() const { return context_; }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ class Completion {
   virtual bool poll() = 0;
   // Blocks until done. Throws if the operation failed.
   virtual void wait() = 0;
+  // Has 'done' called once, from any thread, when the operation ends (however it ends), so
+  // that a waiter may sleep instead of polling; false when the backend cannot (then 'done' is
+  // never called and the caller polls).
+  virtual bool on_done(std::function<void()> /*done*/) { return false; }
 };
 using CompletionPtr = std::shared_ptr<Completion>;
 using Dependencies = std::span<const CompletionPtr>;
