@@ -243,6 +243,11 @@ NANORT_API int nanort_in_task(void);
  * this way with any number of workers. For libraries that turn a blocking call into a
  * request and a test (nanort-mpi does so for MPI). ready must be thread-safe. */
 NANORT_API nanort_status nanort_block_until(int (*ready)(void *arg), void *arg);
+/* Calls call(arg) in the calling thread; inside a task, a spare thread runs other ready tasks
+ * until it returns, as above. For a blocking call best made as it is rather than as a request
+ * and a test: MPI's blocking collectives, whose algorithms and progress are faster than
+ * those of their non-blocking forms (nanort-mpi makes them so inside tasks). */
+NANORT_API nanort_status nanort_block_call(void (*call)(void *arg), void *arg);
 
 /* Kernels linked in from objects that plain `nvcc -c` made: each object registers its fatbin
  * image at start-up (through the nanort_cuda_objects library, which stands in for the entry

@@ -1,17 +1,20 @@
 /* nanort-mpi: MPI inside tasks. Linked before the MPI library, it replaces MPI's blocking
- * calls (through the MPI profiling interface: each calls its PMPI_ twin): called from inside
- * a task, a blocking call becomes its non-blocking form plus a wait in which the task's thread
- * polls MPI_Test while a spare thread runs other tasks (nanort_block_until). So a task blocked
+ * calls through the MPI profiling interface (each calls its PMPI_ twin). Called from inside a
+ * task, a point-to-point call or wait becomes its non-blocking form plus a wait in which the
+ * task's thread polls MPI_Test (nanort_block_until), and a collective is made as it is
+ * (nanort_block_call); either way a spare thread runs other tasks meanwhile. So a task blocked
  * in MPI never holds a CPU worker that the task it waits for may need: a receive whose send
- * is a later task completes whatever the number of workers. Outside tasks the point-to-point
- * calls are MPI's own; collectives are non-blocking plus MPI_Wait everywhere, so that they
- * match across ranks whether or not each calls them inside a task. MPI_Init and MPI_Init_thread ask for MPI_THREAD_MULTIPLE (tasks call MPI from
- * any worker at once) and stop the program with a clear message when the library lacks it. */
+ * is a later task completes whatever the number of workers. Outside tasks, every call is
+ * MPI's own. MPI_Init and MPI_Init_thread ask for MPI_THREAD_MULTIPLE (tasks call MPI from any
+ * worker at once) and stop the program with a clear message when the library lacks it. */
+/* (MPI's C API; its C++ bindings are deprecated and live in another library.) */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #include <nanort/nanort.h>
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <cstdio>
+#include <cstdlib>
 
 static const char *thread_level_name(int level) {
   switch (level) {
@@ -102,17 +105,29 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     return wait_one(&request_, (status));                    \
   } while (0)
 
-/* A collective, inside a task or not: always its non-blocking form (MPI does not match a
- * blocking collective with a non-blocking one, and one rank may call it inside a task while
- * another does not), then the wait above inside a task, MPI's own wait outside. */
-#define COLLECTIVE(start_call)                                                   \
-  do {                                                                           \
-    MPI_Request request_;                                                        \
-    int rc_ = (start_call);                                                      \
-    if (rc_ != MPI_SUCCESS) return rc_;                                          \
-    return nanort_in_task() ? wait_one(&request_, MPI_STATUS_IGNORE)             \
-                            : PMPI_Wait(&request_, MPI_STATUS_IGNORE);           \
-  } while (0)
+/* A collective inside a task: its blocking form as it is, made while a spare thread runs
+ * other tasks in the task's place (nanort_block_call). Not its non-blocking form plus tests:
+ * MPI runs a non-blocking collective as a schedule of rounds that advances only in the tests
+ * (Open MPI's libnbc), with simpler algorithms. Outside tasks, MPI's own call. */
+template <class Call>
+static int collective(Call call) {
+  if (!nanort_in_task()) return call();
+  struct made {
+    Call *call;
+    int rc;
+    bool done;
+  } m = {&call, MPI_SUCCESS, false};
+  nanort_status status = nanort_block_call(
+      [](void *arg) {
+        made *c = static_cast<made *>(arg);
+        c->done = true;
+        c->rc = (*c->call)();
+      },
+      &m);
+  /* Made here when the runtime could not make it (never twice: ranks would not match). */
+  if (status != NANORT_SUCCESS && !m.done) return call();
+  return m.rc;
+}
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!nanort_in_task()) return PMPI_Send(buf, count, type, dest, tag, comm);
@@ -149,50 +164,56 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 }
 
 int MPI_Barrier(MPI_Comm comm) {
-  COLLECTIVE(PMPI_Ibarrier(comm, &request_));
+  return collective([&] { return PMPI_Barrier(comm); });
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Ibcast(buf, count, type, root, comm, &request_));
+  return collective([&] { return PMPI_Bcast(buf, count, type, root, comm); });
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, &request_));
+  return collective([&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); });
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-  COLLECTIVE(PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, &request_));
+  return collective([&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); });
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                           comm, &request_));
+  return collective([&] {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                            comm, &request_));
+  return collective([&] {
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  });
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              &request_));
+  return collective([&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  COLLECTIVE(PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, comm, &request_));
+  return collective([&] {
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
+  });
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  COLLECTIVE(PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             &request_));
+  return collective([&] {
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
 }

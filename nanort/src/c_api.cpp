@@ -308,6 +308,14 @@ nanort_status nanort_block_until(int (*ready)(void *arg), void *arg) {
   });
 }
 
+nanort_status nanort_block_call(void (*call)(void *arg), void *arg) {
+  if (!call) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_block_call: call is NULL");
+  return guarded([&] {
+    Runtime::get().blocking_call(call, arg);
+    return NANORT_SUCCESS;
+  });
+}
+
 nanort_status nanort_set_affinity(const char *task, const char *place, double score) {
   if (!task || !*task || !place || !*place || !(score > 0) || score > 1e300)
     return fail(NANORT_ERROR_INVALID_ARGUMENT,

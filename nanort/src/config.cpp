@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "device/rank_share.hpp"
 #include "scheduler/scheduler.hpp"
 
 extern char **environ;
@@ -15,14 +16,21 @@ const std::vector<EnvVar> &environment_table() {
   static const std::vector<EnvVar> table = {
       {"NANORT_CPU_WORKERS", "logical CPUs",
        "number of CPU workers (threads running smp tasks, the main thread included while it "
-       "waits)"},
+       "waits); by default one per logical CPU of the process's binding, or of its share of "
+       "the node when several unbound MPI ranks run on it"},
       {"NANORT_SCHEDULER", "breadth-first", "scheduling policy, by name (nanort-info lists them)"},
       {"NANORT_STATS", "0", "1: print a summary at exit (tasks and busy time per worker)"},
       {"NANORT_TRACE", "(none)",
-       "file.json: write a Chrome/Perfetto trace at exit, one lane per worker and device"},
-      {"NANORT_BIND", "none", "cores: bind each CPU worker to a core of its own (hwloc)"},
+       "file.json: write a Chrome/Perfetto trace at exit, one lane per worker and device (%r "
+       "in the name: the MPI rank, %p: the process id)"},
+      {"NANORT_BIND", "none",
+       "cores: bind each CPU worker to a core of its own (hwloc), within the process's binding"},
       {"NANORT_SPIN_US", "50",
        "microseconds an idle worker polls for work before it sleeps (0 to 100000)"},
+      {"NANORT_BLOCK_POLL_US", "10000",
+       "microseconds a task blocked in a call it waits on (MPI inside tasks: nanort-mpi) "
+       "polls that call without pause before it polls between short sleeps (0 to 10000000); "
+       "MPI moves a message's data only while polled, as in its own blocking calls"},
       {"NANORT_READY_PER_WORKER", "64",
        "queued ready tasks per worker past which a new task that is ready at once runs in the "
        "thread creating it"},
@@ -192,7 +200,7 @@ Config read_config(std::vector<std::string> &warnings) {
     config.scheduler = v;
   }
   if (const char *v = std::getenv("NANORT_STATS")) config.stats = parse_flag("NANORT_STATS", v);
-  if (const char *v = std::getenv("NANORT_TRACE")) config.trace_path = v;
+  if (const char *v = std::getenv("NANORT_TRACE")) config.trace_path = name_for_rank(v);
   if (const char *v = std::getenv("NANORT_BIND")) {
     if (!std::strcmp(v, "cores"))
       config.bind_workers = true;
@@ -201,6 +209,8 @@ Config read_config(std::vector<std::string> &warnings) {
   }
   if (const char *v = std::getenv("NANORT_SPIN_US"))
     config.spin_us = static_cast<int>(parse_integer("NANORT_SPIN_US", v, 0, 100000));
+  if (const char *v = std::getenv("NANORT_BLOCK_POLL_US"))
+    config.block_poll_us = parse_integer("NANORT_BLOCK_POLL_US", v, 0, 10000000);
   if (const char *v = std::getenv("NANORT_READY_PER_WORKER"))
     config.ready_per_worker =
         static_cast<std::size_t>(parse_integer("NANORT_READY_PER_WORKER", v, 1, 1 << 24));

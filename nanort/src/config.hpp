@@ -40,6 +40,7 @@ struct Config {
   std::string trace_path;            // empty: no trace
   bool bind_workers = false;
   int spin_us = 50;                  // idle workers poll this long before sleeping
+  long block_poll_us = 10000;        // nanort_block_until polls this long before sleeping
   std::size_t ready_per_worker = 64;  // past this many queued per worker, creators run tasks
   std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp

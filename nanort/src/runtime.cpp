@@ -151,7 +151,9 @@ Runtime::Runtime() {
   std::vector<std::string> warnings;
   config_ = read_config(warnings);
   topology_ = std::make_unique<Topology>();
-  if (config_.cpu_workers <= 0) config_.cpu_workers = topology_->logical_cpus();
+  if (config_.cpu_workers <= 0)
+    config_.cpu_workers = default_cpu_workers(
+        topology_->usable_cpus(), topology_->logical_cpus(), local_rank_from_environment());
   scheduler_ = make_scheduler(config_.scheduler);
   placement_ = make_placement(config_.scheduler, config_.energy_rate);
   energy_policy_ = config_.scheduler == "energy";
@@ -199,7 +201,7 @@ Runtime::Runtime() {
     options.staging_chunk = config_.staging_chunk;
     options.staging_threads = config_.staging_threads > 0
                                   ? config_.staging_threads
-                                  : std::clamp(topology_->logical_cpus(), 2, 16);
+                                  : std::clamp(topology_->usable_cpus(), 2, 16);
     directory_ = std::make_unique<dc::Directory>(std::move(spaces), options);
     if (observer_->recording()) {
       copy_listener_ = std::make_unique<TraceCopies>(*observer_, config_.cpu_workers);
@@ -240,6 +242,7 @@ void Runtime::stop() {
   }
   stopping_.store(true);
   idle_.notify_all();
+  spare_idle_.notify_all();
   {
     std::lock_guard<std::mutex> guard(spares_mutex_);
     spare_wanted_.notify_all();
@@ -481,7 +484,10 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const std::size_t queued = scheduler_->size_hint();
     const std::size_t spinning = static_cast<std::size_t>(std::max(0, spinning_.load()));
-    if (queued > spinning) idle_.notify_after_fence(queued - spinning);
+    if (queued > spinning) {
+      idle_.notify_after_fence(queued - spinning);
+      spare_idle_.notify_after_fence(queued - spinning);
+    }
   }
   if (creator_waits) idle_.notify_all();
 }
@@ -595,6 +601,11 @@ void Runtime::wait_for_children(Task *task, std::int64_t at_most) {
 
 template <class Done>
 void Runtime::help_until(int lane, Done done) {
+  help_until(lane, done, idle_);
+}
+
+template <class Done>
+void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
   // Run ready tasks; when there are none, poll for a while (counted in spinning_, so that a
   // push knows someone will see it), then sleep until a push or the event 'done' waits for.
   const std::uint64_t spin_ns = static_cast<std::uint64_t>(config_.spin_us) * 1000;
@@ -617,7 +628,7 @@ void Runtime::help_until(int lane, Done done) {
       if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
     }
     spinning_.fetch_sub(1);
-    if (!progress) idle_.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
+    if (!progress) sleep_in.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
   }
 }
 
@@ -632,38 +643,61 @@ void Runtime::worker_loop(int lane) {
 
 bool Runtime::in_task() { return tls_current != nullptr; }
 
-void Runtime::block_until(int (*ready)(void *), void *arg) {
-  if (ready(arg)) return;
+bool Runtime::hand_over_worker() {
   // A task's thread hands its place to a spare thread: the blocked call may wait for a task
   // that has yet to run (a receive whose send is a later task), however few the workers.
-  bool hand_over = in_task();
-  if (hand_over) {
-    blocked_.fetch_add(1);
-    std::lock_guard<std::mutex> guard(spares_mutex_);
-    if (parked_spares_ > woken_spares_) {  // one not yet claimed by another blocked task
-      ++woken_spares_;
-      spare_wanted_.notify_one();
+  if (!in_task()) return false;
+  blocked_.fetch_add(1);
+  std::lock_guard<std::mutex> guard(spares_mutex_);
+  if (parked_spares_ > woken_spares_) {  // one not yet claimed by another blocked task
+    ++woken_spares_;
+    spare_wanted_.notify_one();
+    return true;
+  }
+  try {
+    spares_.emplace_back([this] { spare_loop(); });
+  } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
+    blocked_.fetch_sub(1);
+    return false;
+  }
+  return true;
+}
+
+void Runtime::take_back_worker(bool handed_over) {
+  if (!handed_over) return;
+  blocked_.fetch_sub(1);
+  spare_idle_.notify_all();  // a spare beyond what is needed leaves (the workers sleep on)
+}
+
+void Runtime::block_until(int (*ready)(void *), void *arg) {
+  if (ready(arg)) return;
+  const bool handed_over = hand_over_worker();
+  // Poll without pause for block_poll_us (MPI progresses a transfer only inside its calls,
+  // and its own blocking calls poll without pause), yielding the core to the spare between
+  // polls; past that, in short sleeps: a long wait then costs little CPU time.
+  const std::uint64_t deadline =
+      Observer::now_ns() + static_cast<std::uint64_t>(config_.block_poll_us) * 1000;
+  int sleeps = 0;
+  for (unsigned polls = 0; !ready(arg); ++polls) {
+    if (sleeps == 0 && ((polls & 15) != 15 || Observer::now_ns() < deadline)) {
+      std::this_thread::yield();
     } else {
-      try {
-        spares_.emplace_back([this] { spare_loop(); });
-      } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
-        blocked_.fetch_sub(1);
-        hand_over = false;
-      }
+      if (sleeps < 1000) ++sleeps;
+      std::this_thread::sleep_for(std::chrono::microseconds(sleeps < 1000 ? 20 : 100));
     }
   }
-  // Poll: at once for a while (a message often comes within microseconds), then in short
-  // sleeps that leave the core to the spare.
-  for (int polls = 0; !ready(arg); ++polls) {
-    if (polls < 100)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(polls < 1000 ? 20 : 100));
+  take_back_worker(handed_over);
+}
+
+void Runtime::blocking_call(void (*call)(void *), void *arg) {
+  const bool handed_over = hand_over_worker();
+  try {
+    call(arg);
+  } catch (...) {
+    take_back_worker(handed_over);
+    throw;
   }
-  if (hand_over) {
-    blocked_.fetch_sub(1);
-    idle_.notify_all();  // a spare beyond what is needed leaves after its task
-  }
+  take_back_worker(handed_over);
 }
 
 void Runtime::spare_loop() {
@@ -680,7 +714,8 @@ void Runtime::spare_loop() {
     lock.unlock();
     // Run tasks until fewer threads are blocked than spares run (then this one leaves, once).
     bool left = false;
-    help_until(-1, [this, &left] {
+    // It sleeps apart from the workers, so that the end of a blocked call wakes it alone.
+    const auto leave = [this, &left] {
       if (left) return true;
       for (int r = running_spares_.load(); r > blocked_.load();)
         if (running_spares_.compare_exchange_weak(r, r - 1)) return left = true;
@@ -689,7 +724,8 @@ void Runtime::spare_loop() {
         return left = true;
       }
       return false;
-    });
+    };
+    help_until(-1, leave, spare_idle_);
     lock.lock();
   }
 }

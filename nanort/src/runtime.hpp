@@ -76,6 +76,10 @@ class Runtime {
   // task, a spare thread runs other tasks meanwhile, so the CPU workers stay busy however many
   // tasks wait in a blocking call (MPI, I/O).
   void block_until(int (*ready)(void *), void *arg);
+  // nanort_block_call: call(arg) in the calling thread, its worker's place handed to a spare
+  // meanwhile as above (for a blocking call that is best made as it is, such as an MPI
+  // collective whose blocking form MPI implements better than its non-blocking one).
+  void blocking_call(void (*call)(void *), void *arg);
   // nanort_in_task: the calling thread runs a task's body.
   static bool in_task();
   // nanort_set_affinity.
@@ -145,6 +149,8 @@ class Runtime {
   template <class Done>
   void help_until(int lane, Done done);
   template <class Done>
+  void help_until(int lane, Done done, IdleWaiters &sleep_in);
+  template <class Done>
   void wait_until(Done done);
   // Runs tasks or sleeps until 'task' has at most 'at_most' unfinished children.
   void wait_for_children(Task *task, std::int64_t at_most);
@@ -160,6 +166,10 @@ class Runtime {
   std::vector<int> energy_gpu_;  // per accelerator: its number in energy_, -1 if not a CUDA GPU
   bool energy_policy_ = false;
   AffinityTable affinity_;
+  // Inside a task: counts the thread as blocked and wakes or starts a spare to run tasks in
+  // its place (false outside tasks, or when no thread can be started); then the reverse.
+  bool hand_over_worker();
+  void take_back_worker(bool handed_over);
   // Spare threads (block_until): while 'blocked_' task threads wait, as many spares run tasks.
   void spare_loop();
   std::mutex spares_mutex_;
@@ -187,6 +197,7 @@ class Runtime {
   alignas(64) std::atomic<bool> stopping_{false};
   std::size_t ready_limit_ = 0;  // queued tasks past which creators run ready tasks at once
   alignas(64) IdleWaiters idle_;
+  alignas(64) IdleWaiters spare_idle_;  // running spare threads sleep here (block_until)
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
   alignas(64) std::atomic<std::int64_t> cpu_expected_ns_{0};  // dmda: queued CPU work

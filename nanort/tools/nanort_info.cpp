@@ -46,6 +46,9 @@ int main(int argc, char **argv) {
   std::printf("nanort %s (ABI %d)\n\n", nanort_version_string(), nanort_abi_version());
   std::printf("Machine: %d core(s), %d logical CPU(s), %d NUMA node(s)\n", topo.cores(),
               topo.logical_cpus(), topo.numa_nodes());
+  if (topo.usable_cpus() < topo.logical_cpus())
+    std::printf("This process is bound to %d of them (taskset, mpirun, the batch system)\n",
+                topo.usable_cpus());
   std::printf("CPU workers: %d%s\n", nanort_device_count(NANORT_DEVICE_SMP),
               runtime.config().bind_workers ? ", bound to cores" : "");
   std::printf("Scheduler: %s\n", runtime.scheduler_name());

@@ -4,12 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
 
 using nanort::rt::LocalRank;
+using nanort::rt::name_for_rank;
+using nanort::rt::world_rank_from_environment;
 using nanort::rt::local_rank_from_environment;
 using nanort::rt::share_for_rank;
 using V = std::vector<std::size_t>;
@@ -51,6 +56,33 @@ TEST(RankShare, LocalRankFromTheLaunchersEnvironment) {
   EXPECT_EQ(local_rank_from_environment().size, 3);
   unsetenv("SLURM_LOCALID");
   unsetenv("SLURM_TASKS_PER_NODE");
+}
+
+TEST(RankShare, FileNamePerRank) {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) unsetenv(name);
+  EXPECT_EQ(world_rank_from_environment(), -1);
+  EXPECT_EQ(name_for_rank("trace-%r.json"), "trace-0.json");  // outside a launcher
+  setenv("PMI_RANK", "5", 1);
+  EXPECT_EQ(name_for_rank("trace-%r.json"), "trace-5.json");
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);  // Open MPI's first
+  EXPECT_EQ(name_for_rank("/tmp/%r/t%r.json"), "/tmp/3/t3.json");
+  EXPECT_EQ(name_for_rank("t-%p.json"), "t-" + std::to_string(getpid()) + ".json");
+  EXPECT_EQ(name_for_rank("100%%-%x%"), "100%-%x%");  // others are left as written
+  EXPECT_EQ(name_for_rank("plain.json"), "plain.json");
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  unsetenv("PMI_RANK");
+}
+
+TEST(RankShare, DefaultCpuWorkers) {
+  using nanort::rt::default_cpu_workers;
+  EXPECT_EQ(default_cpu_workers(32, 32, {0, 1}), 32);  // alone, unbound: every CPU
+  EXPECT_EQ(default_cpu_workers(32, 32, {1, 2}), 16);  // unbound, two ranks on the node
+  EXPECT_EQ(default_cpu_workers(32, 32, {2, 3}), 10);
+  EXPECT_EQ(default_cpu_workers(2, 2, {3, 4}), 1);     // never none
+  EXPECT_EQ(default_cpu_workers(8, 32, {1, 2}), 8);    // bound: the CPUs of its binding
+  EXPECT_EQ(default_cpu_workers(1, 32, {0, 2}), 1);    // mpirun's default for two ranks
+  EXPECT_EQ(default_cpu_workers(16, 32, {3, 8}), 4);   // 8 ranks bound to 2 sockets: 4 each
+  EXPECT_EQ(default_cpu_workers(8, 32, {3, 4}), 8);    // 4 ranks with 8 cores each
 }
 
 }  // namespace

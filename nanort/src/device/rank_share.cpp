@@ -1,5 +1,8 @@
 #include "rank_share.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -28,6 +31,41 @@ LocalRank local_rank_from_environment() {
     if (rank >= 0 && size > 0 && rank < size) return {rank, size};
   }
   return {};
+}
+
+int world_rank_from_environment() {
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const int rank = env_number(name); rank >= 0) return rank;
+  return -1;
+}
+
+std::string name_for_rank(const std::string &pattern) {
+  std::string name;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
+    if (pattern[i] != '%' || (next != 'r' && next != 'p' && next != '%')) {
+      name += pattern[i];
+      continue;
+    }
+    ++i;
+    if (next == 'r')
+      name += std::to_string(std::max(world_rank_from_environment(), 0));
+    else if (next == 'p')
+      name += std::to_string(static_cast<long>(getpid()));
+    else
+      name += '%';
+  }
+  return name;
+}
+
+int default_cpu_workers(int usable_cpus, int logical_cpus, LocalRank local) {
+  usable_cpus = std::max(usable_cpus, 1);
+  if (local.size <= 1 || logical_cpus <= 0) return usable_cpus;
+  // How many ranks of the node share a binding like this one: all of them when none is bound;
+  // one when each has its own cores; a few when a launcher binds each rank to a socket.
+  const long sharing =
+      (static_cast<long>(local.size) * usable_cpus + logical_cpus - 1) / logical_cpus;
+  return std::max(static_cast<int>(usable_cpus / std::max(sharing, 1L)), 1);
 }
 
 std::vector<std::size_t> share_for_rank(const std::vector<std::size_t> &devices, LocalRank local) {

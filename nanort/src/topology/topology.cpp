@@ -5,11 +5,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace nanort::rt {
 
 struct Topology::Hwloc {
   hwloc_topology_t topology = nullptr;
+  hwloc_bitmap_t usable = nullptr;  // the process's binding within the machine
+  ~Hwloc() {
+    if (usable) hwloc_bitmap_free(usable);
+  }
 };
 
 namespace {
@@ -40,6 +45,19 @@ Topology::Topology() : hwloc_(std::make_unique<Hwloc>()) {
   cores_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE));
   logical_cpus_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
   numa_nodes_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
+  // The process's binding (the threads it has so far: the launcher's, inherited), within the
+  // machine's CPUs; the whole machine when it cannot be read or leaves none.
+  hwloc_const_cpuset_t machine = hwloc_topology_get_topology_cpuset(topo);
+  hwloc_->usable = hwloc_bitmap_alloc();
+  if (hwloc_->usable) {
+    if (hwloc_get_cpubind(topo, hwloc_->usable, HWLOC_CPUBIND_PROCESS) == 0)
+      hwloc_bitmap_and(hwloc_->usable, hwloc_->usable, machine);
+    if (hwloc_bitmap_iszero(hwloc_->usable)) hwloc_bitmap_copy(hwloc_->usable, machine);
+    usable_cpus_ = std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(topo, hwloc_->usable,
+                                                                       HWLOC_OBJ_PU));
+  } else {
+    usable_cpus_ = logical_cpus_;
+  }
 
   for (hwloc_obj_t dev = hwloc_get_next_pcidev(topo, nullptr); dev;
        dev = hwloc_get_next_pcidev(topo, dev)) {
@@ -70,20 +88,38 @@ Topology::~Topology() {
 
 bool Topology::bind_thread_to_core(int index) const {
   hwloc_topology_t topo = hwloc_->topology;
-  if (!topo) return false;
-  hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, index % cores_);
+  if (!topo || !hwloc_->usable) return false;
+  // The cores that hold a CPU of the binding (a launcher may bind to single hardware threads).
+  std::vector<hwloc_obj_t> usable_cores;
+  for (hwloc_obj_t core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, nullptr); core;
+       core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core))
+    if (core->cpuset && hwloc_bitmap_intersects(core->cpuset, hwloc_->usable))
+      usable_cores.push_back(core);
+  if (usable_cores.empty()) return false;
+  hwloc_obj_t core = usable_cores[static_cast<std::size_t>(index) % usable_cores.size()];
   if (!core || !core->cpuset) return false;
-  return hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD) == 0;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (!set) return false;
+  hwloc_bitmap_and(set, core->cpuset, hwloc_->usable);
+  const bool bound = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0;
+  hwloc_bitmap_free(set);
+  return bound;
 }
 
 bool Topology::bind_thread_near(const std::string &pci_bus_id) const {
   hwloc_topology_t topo = hwloc_->topology;
-  if (!topo || pci_bus_id.empty()) return false;
+  if (!topo || !hwloc_->usable || pci_bus_id.empty()) return false;
   hwloc_obj_t device = hwloc_get_pcidev_by_busidstring(topo, pci_bus_id.c_str());
   if (!device) return false;
   hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, device);
   if (!near || !near->cpuset) return false;
-  return hwloc_set_cpubind(topo, near->cpuset, HWLOC_CPUBIND_THREAD) == 0;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (!set) return false;
+  hwloc_bitmap_and(set, near->cpuset, hwloc_->usable);
+  const bool bound =
+      !hwloc_bitmap_iszero(set) && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0;
+  hwloc_bitmap_free(set);
+  return bound;
 }
 
 }  // namespace nanort::rt
