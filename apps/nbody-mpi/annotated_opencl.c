@@ -3,9 +3,9 @@
  * reads all positions of the previous step and writes its block of the next step's positions
  * and velocities, then a CPU task that exchanges the new positions with MPI_Allgather: it
  * reads the rank's part (the kernels' results, which the runtime brings home for it) and
- * writes all positions (which the next step's kernels wait for). The runtime's MPI layer
- * (nanort::mpi) lets the exchange wait for the other ranks without holding a CPU worker; the
- * taskwait brings the results home. */
+ * writes the other ranks' positions (which the next step's kernels wait for). The runtime's
+ * MPI layer (nanort::mpi) lets the exchange wait for the other ranks without holding a CPU
+ * worker; the taskwait brings the results home. */
 #include <nanort/nanort.h>
 
 #include "nbody_mpi.h"
@@ -16,11 +16,13 @@ __kernel void nbody_step(int n, int first, int count, float dt, float eps2,
                          __global const nbody_vec4 *pos, __global const nbody_vec4 *vel,
                          __global nbody_vec4 *new_pos, __global nbody_vec4 *new_vel);
 
-/* mine: the rank's part of all, where the other ranks' parts arrive around it (in place);
- * n and mine are there for the dependences. */
-#pragma omp task in([own]mine) out([n]all)
-void exchange(long n, long own, const nbody_vec4 *mine, nbody_vec4 *all) {
-  (void)n, (void)mine;
+/* all: every rank's positions, where the other ranks' parts arrive around this rank's part,
+ * mine (in place): the task reads mine and writes the rest, before it and after it (so the
+ * device keeps its copy of mine). n and after are there for the dependences. */
+#pragma omp task in([own]mine) out([first]all, [n - first - own]after)
+void exchange(long n, long first, long own, const nbody_vec4 *mine, nbody_vec4 *all,
+              nbody_vec4 *after) {
+  (void)n, (void)first, (void)mine, (void)after;
   MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, (int)(4 * own), MPI_FLOAT,
                 MPI_COMM_WORLD);
 }
@@ -61,7 +63,7 @@ int main(int argc, char **argv) {
       for (long first = m.first; first < m.first + m.own; first += c.bs)
         nbody_step((int)c.n, (int)first, (int)nbody_mpi_length(&c, &m, first), NBODY_DT,
                    NBODY_EPS2, pos[cur], vel[cur] + first, pos[nxt] + first, vel[nxt] + first);
-      exchange(c.n, m.own, pos[nxt] + m.first, pos[nxt]);
+      exchange(c.n, m.first, m.own, pos[nxt] + m.first, pos[nxt], pos[nxt] + m.first + m.own);
     }
     #pragma omp taskwait
     if (rep >= 0) times[rep] = app_now() - start;

@@ -2,7 +2,8 @@
 # The NBody MPI benchmark: apps/nbody-mpi's native and annotated versions side by side in one
 # run, on 1 and 2 ranks with one GPU each (CUDA versions), and on 4 ranks on the CPU (OpenCL
 # versions on PoCL's CPU device: only PoCL's ICD is shown to them, the CPU workers split among
-# the ranks). Writes OUT/results.txt (RESULT lines, with the machine, date and command) and
+# the ranks; with --paper's bodies a step takes seconds on a CPU, so these runs take a quarter
+# of them, 65536, in blocks of 4096). Writes OUT/results.txt (RESULT lines, with the machine, date and command) and
 # each run's output in OUT/logs/.
 #
 #   apps/tools/run_mpi.sh BUILD OUT [--small] [--reps R]
@@ -10,10 +11,10 @@ set -uo pipefail
 if [ $# -lt 2 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 build=$1 out=$2
 shift 2
-size=--paper reps=3
+size=--paper cpu_size="--n=65536 --bs=4096" reps=3
 while [ $# -gt 0 ]; do
   case $1 in
-    --small) size="" ;;
+    --small) size="" cpu_size="" ;;
     --reps) reps=$2; shift ;;
     *) echo "run_mpi.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -29,17 +30,19 @@ results=$out/results.txt
   nvidia-smi -L 2>/dev/null | sed 's/^/# gpu: /'
   echo "# cpus: $(nproc); $(mpirun --version 2>/dev/null | head -n 1)"
 } >"$results"
-launcher=(mpirun --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH)
+# Not bound (Open MPI binds each of one or two ranks to a single core): every rank may use the
+# node's cores, and the runtime takes its share of them (docs/mpi.md, "Running").
+launcher=(mpirun --allow-run-as-root --oversubscribe --bind-to none -x LD_LIBRARY_PATH)
 export NANORT_PERF_MODEL=off
 failures=0
-run() {  # label, ranks, program, environment...
-  local label=$1 ranks=$2 exe=$3
-  shift 3
+run() {  # label, ranks, program, size options, environment...
+  local label=$1 ranks=$2 exe=$3 sizes=$4
+  shift 4
   local log=$out/logs/$label.np$ranks.log
   local env_args=()
   for e in "$@"; do env_args+=(-x "$e"); done
   if [ ! -x "$exe" ]; then echo "# not built: $exe" >>"$results"; return; fi
-  env "$@" timeout 300 "${launcher[@]}" "${env_args[@]}" -np "$ranks" "$exe" $size \
+  env "$@" timeout 300 "${launcher[@]}" "${env_args[@]}" -np "$ranks" "$exe" $sizes \
     --reps="$reps" >"$log" 2>&1
   local status=$? line
   line=$(grep '^RESULT ' "$log" | tail -n 1)
@@ -57,14 +60,14 @@ cores=$(nproc)
 for ranks in 1 2; do  # one GPU per rank (the runtime's share by local rank; one visible for one rank)
   visible=$(seq -s, 0 $((ranks - 1)))
   for v in native_cuda annotated_cuda; do
-    run "$v" "$ranks" "$dir/nbody-mpi_$v" CUDA_VISIBLE_DEVICES="$visible" \
-        NANORT_OPENCL_DEVICES=none NANORT_CPU_WORKERS=$((cores / ranks))
+    run "$v" "$ranks" "$dir/nbody-mpi_$v" "$size" CUDA_VISIBLE_DEVICES="$visible" \
+        NANORT_OPENCL_DEVICES=none
   done
 done
 # 4 ranks on the CPU: PoCL alone.
 for f in /etc/OpenCL/vendors/*pocl*.icd; do [ -e "$f" ] && cp "$f" "$out/pocl-only/"; done
 for v in native_opencl annotated_opencl; do
-  run "$v" 4 "$dir/nbody-mpi_$v" OCL_ICD_VENDORS="$out/pocl-only" NANORT_CUDA_DEVICES=none \
+  run "$v" 4 "$dir/nbody-mpi_$v" "$cpu_size" OCL_ICD_VENDORS="$out/pocl-only" NANORT_CUDA_DEVICES=none \
       NANORT_CPU_WORKERS=$((cores / 4 > 0 ? cores / 4 : 1)) POCL_MAX_PTHREAD_COUNT=$((cores / 4 > 0 ? cores / 4 : 1))
 done
 echo "run_mpi.sh: $failures failed run(s); results in $results"
