@@ -3,19 +3,22 @@
 # run, on 1 and 2 ranks with one GPU each (CUDA versions), and on 4 ranks on the CPU (OpenCL
 # versions on PoCL's CPU device: only PoCL's ICD is shown to them, the CPU workers split among
 # the ranks; with --paper's bodies a step takes seconds on a CPU, so these runs take a quarter
-# of them, 65536, in blocks of 4096). Writes OUT/results.txt (RESULT lines, with the machine, date and command) and
-# each run's output in OUT/logs/.
+# of them, 65536, in blocks of 4096). Writes OUT/results.txt (RESULT lines, with the machine,
+# date and command) and each run's output in OUT/logs/.
 #
-#   apps/tools/run_mpi.sh BUILD OUT [--small] [--reps R]
+#   apps/tools/run_mpi.sh BUILD OUT [--small] [--reps R] [--gpu-ranks "1 2 4"]
+#
+# --gpu-ranks: the rank counts of the CUDA runs, one GPU each (default "1 2").
 set -uo pipefail
-if [ $# -lt 2 ]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+if [ $# -lt 2 ]; then sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 build=$1 out=$2
 shift 2
-size=--paper cpu_size="--n=65536 --bs=4096" reps=3
+size=--paper cpu_size="--n=65536 --bs=4096" reps=3 gpu_ranks="1 2"
 while [ $# -gt 0 ]; do
   case $1 in
     --small) size="" cpu_size="" ;;
     --reps) reps=$2; shift ;;
+    --gpu-ranks) gpu_ranks=$2; shift ;;
     *) echo "run_mpi.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -26,7 +29,7 @@ results=$out/results.txt
 {
   echo "# machine: $(hostname)"
   echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "# command: apps/tools/run_mpi.sh BUILD OUT ${size:---small} --reps $reps"
+  echo "# command: apps/tools/run_mpi.sh BUILD OUT ${size:---small} --reps $reps --gpu-ranks \"$gpu_ranks\""
   nvidia-smi -L 2>/dev/null | sed 's/^/# gpu: /'
   echo "# cpus: $(nproc); $(mpirun --version 2>/dev/null | head -n 1)"
 } >"$results"
@@ -57,7 +60,7 @@ run() {  # label, ranks, program, size options, environment...
   echo "$label $ranks rank(s): ${line:-exit $status}"
 }
 cores=$(nproc)
-for ranks in 1 2; do  # one GPU per rank (the runtime's share by local rank; one visible for one rank)
+for ranks in $gpu_ranks; do  # one GPU per rank (the runtime's share by local rank; one visible for one rank)
   visible=$(seq -s, 0 $((ranks - 1)))
   for v in native_cuda annotated_cuda; do
     run "$v" "$ranks" "$dir/nbody-mpi_$v" "$size" CUDA_VISIBLE_DEVICES="$visible" \

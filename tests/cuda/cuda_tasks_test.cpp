@@ -391,6 +391,36 @@ TEST_F(Cuda, DataExchangedBetweenTwoGpus) {
   }
 }
 
+// Every GPU's data goes round all the others (GPU k's array visits k+1, k+2, ... in turn,
+// all arrays moving at once), as data crosses among four or eight GPUs in a scaling run:
+// each GPU takes in exactly one array per round, from its peer or through the host.
+TEST_F(Cuda, DataPassedAroundARingOfAllGpus) {
+  const int gpus = nanort_device_count(NANORT_DEVICE_CUDA);
+  if (gpus < 2) GTEST_SKIP() << "fewer than two GPUs";
+  constexpr int n = 1 << 20;
+  constexpr std::uint64_t bytes = n * sizeof(int);
+  std::vector<std::vector<int>> data(static_cast<std::size_t>(gpus), std::vector<int>(n, 0));
+  for (int k = 0; k < gpus; ++k) ASSERT_OK(add(data[k].data(), k, n, NANORT_INOUT, kAdd, k));
+  ASSERT_OK(nanort_taskwait_noflush());
+  for (int round = 1; round < gpus; ++round) {
+    std::vector<nanort::dc::TransferCounters> before;
+    for (int g = 0; g < gpus; ++g) before.push_back(cuda_counters(g));
+    for (int k = 0; k < gpus; ++k)  // array k moves on from GPU k+round-1 to GPU k+round
+      ASSERT_OK(add(data[k].data(), 1, n, NANORT_INOUT, kAdd, (k + round) % gpus));
+    ASSERT_OK(nanort_taskwait_noflush());
+    for (int g = 0; g < gpus; ++g) {
+      const auto after = cuda_counters(g);
+      EXPECT_EQ(after.bytes_from_peer + after.bytes_to_device -
+                    (before[g].bytes_from_peer + before[g].bytes_to_device),
+                bytes)
+          << "round " << round << ": cuda" << g << " takes in one array";
+    }
+  }
+  ASSERT_OK(nanort_taskwait());
+  for (int k = 0; k < gpus; ++k)
+    for (int i = 0; i < n; i += 97) ASSERT_EQ(data[k][i], k + gpus - 1) << "array " << k;
+}
+
 // Dependent kernels are launched behind their predecessors on the GPU, before those end;
 // CPU tasks reading the array between them see exactly the kernels before them.
 TEST_F(Cuda, DependentKernelsQueuedBehindTheirPredecessors) {
