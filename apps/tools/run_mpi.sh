@@ -3,8 +3,9 @@
 # run, on 1 and 2 ranks with one GPU each (CUDA versions), and on 4 ranks on the CPU (OpenCL
 # versions on PoCL's CPU device: only PoCL's ICD is shown to them, the CPU workers split among
 # the ranks; with --paper's bodies a step takes seconds on a CPU, so these runs take a quarter
-# of them, 65536, in blocks of 4096). Writes OUT/results.txt (RESULT lines, with the machine,
-# date and command) and each run's output in OUT/logs/.
+# of them, 65536, in one block per rank as the native version's one kernel, and in blocks of
+# 4096). Writes OUT/results.txt (RESULT lines, with the machine, date and command) and each
+# run's output in OUT/logs/.
 #
 #   apps/tools/run_mpi.sh BUILD OUT [--small] [--reps R] [--gpu-ranks "1 2 4"]
 #
@@ -13,10 +14,10 @@ set -uo pipefail
 if [ $# -lt 2 ]; then sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 build=$1 out=$2
 shift 2
-size=--paper cpu_size="--n=65536 --bs=4096" reps=3 gpu_ranks="1 2"
+size=--paper cpu_sizes="--n=65536,--bs=16384 --n=65536,--bs=4096" reps=3 gpu_ranks="1 2"
 while [ $# -gt 0 ]; do
   case $1 in
-    --small) size="" cpu_size="" ;;
+    --small) size="" cpu_sizes="--n=1024" ;;
     --reps) reps=$2; shift ;;
     --gpu-ranks) gpu_ranks=$2; shift ;;
     *) echo "run_mpi.sh: unknown option $1" >&2; exit 2 ;;
@@ -29,7 +30,7 @@ results=$out/results.txt
 {
   echo "# machine: $(hostname)"
   echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "# command: apps/tools/run_mpi.sh BUILD OUT ${size:---small} --reps $reps --gpu-ranks \"$gpu_ranks\""
+  echo "# command: apps/tools/run_mpi.sh BUILD OUT ${size:---small} --reps $reps --gpu-ranks \"$gpu_ranks\" (CPU runs: $cpu_sizes)"
   nvidia-smi -L 2>/dev/null | sed 's/^/# gpu: /'
   echo "# cpus: $(nproc); $(mpirun --version 2>/dev/null | head -n 1)"
 } >"$results"
@@ -69,9 +70,12 @@ for ranks in $gpu_ranks; do  # one GPU per rank (the runtime's share by local ra
 done
 # 4 ranks on the CPU: PoCL alone.
 for f in /etc/OpenCL/vendors/*pocl*.icd; do [ -e "$f" ] && cp "$f" "$out/pocl-only/"; done
-for v in native_opencl annotated_opencl; do
-  run "$v" 4 "$dir/nbody-mpi_$v" "$cpu_size" OCL_ICD_VENDORS="$out/pocl-only" NANORT_CUDA_DEVICES=none \
-      NANORT_CPU_WORKERS=$((cores / 4 > 0 ? cores / 4 : 1)) POCL_MAX_PTHREAD_COUNT=$((cores / 4 > 0 ? cores / 4 : 1))
+per_rank=$((cores / 4 > 0 ? cores / 4 : 1))
+for sizes in $cpu_sizes; do
+  for v in native_opencl annotated_opencl; do
+    run "$v.${sizes##*=}" 4 "$dir/nbody-mpi_$v" "${sizes//,/ }" OCL_ICD_VENDORS="$out/pocl-only" \
+        NANORT_CUDA_DEVICES=none NANORT_CPU_WORKERS=$per_rank POCL_MAX_PTHREAD_COUNT=$per_rank
+  done
 done
 echo "run_mpi.sh: $failures failed run(s); results in $results"
 [ $failures -eq 0 ]
