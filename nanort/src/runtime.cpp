@@ -871,7 +871,8 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
         warnings.push_back("OpenCL programs are not cached on disk: " +
                            program_cache_->disabled_reason());
       try {
-        for (auto &device : opencl::open_devices(found, chosen, *program_cache_))
+        for (auto &device : opencl::open_devices(found, chosen, *program_cache_,
+                                                 config_.opencl_context_per_device))
           accelerators_.push_back(std::move(device));
       } catch (const std::exception &e) {
         warnings.push_back(std::string("OpenCL devices cannot be opened (") + e.what() +

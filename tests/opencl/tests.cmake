@@ -87,6 +87,11 @@ nanort_opencl_gtest(opencl_multi_device
 # copies), which runs on any machine with PoCL; other platforms' devices join in.
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_pocl2
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread")
+# ... and with a context per device (NANORT_OPENCL_CONTEXTS=device): data between the two
+# goes through the host.
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_contexts
+  ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
+      NANORT_OPENCL_CONTEXTS=device)
 # ... and with the locality and dmda policies placing the tasks (dmda's model in the build
 # folder, learnt afresh by each run).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_locality

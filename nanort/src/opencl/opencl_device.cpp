@@ -651,20 +651,26 @@ class OpenClDevice final : public Accelerator {
 
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
                                                        const std::vector<std::size_t> &chosen,
-                                                       ProgramCache &cache) {
+                                                       ProgramCache &cache,
+                                                       bool context_per_device) {
   std::vector<std::unique_ptr<Accelerator>> opened;
-  std::map<cl_platform_id, std::vector<std::size_t>> by_platform;
-  std::vector<cl_platform_id> order;
+  // The groups that share a context: each platform's chosen devices, or each device alone.
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<cl_platform_id, std::size_t> group_of_platform;
   for (std::size_t index : chosen) {
-    auto &list = by_platform[devices[index].platform];
-    if (list.empty()) order.push_back(devices[index].platform);
-    list.push_back(index);
+    if (context_per_device) {
+      groups.push_back({index});
+      continue;
+    }
+    auto [it, added] = group_of_platform.emplace(devices[index].platform, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(index);
   }
-  for (cl_platform_id platform : order) {
+  for (const std::vector<std::size_t> &group : groups) {
     std::vector<cl_device_id> ids;
-    for (std::size_t index : by_platform[platform]) ids.push_back(devices[index].id);
-    auto context = std::make_shared<Context>(platform, ids, cache);
-    for (std::size_t index : by_platform[platform])
+    for (std::size_t index : group) ids.push_back(devices[index].id);
+    auto context = std::make_shared<Context>(devices[group.front()].platform, ids, cache);
+    for (std::size_t index : group)
       opened.push_back(std::make_unique<OpenClDevice>("opencl" + std::to_string(opened.size()),
                                                       devices[index], context));
   }

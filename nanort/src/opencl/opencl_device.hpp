@@ -55,9 +55,11 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
 
 class Context;
 
-// Opens the chosen devices (contexts, queues), named opencl0, opencl1, ... in that order.
+// Opens the chosen devices (contexts, queues), named opencl0, opencl1, ... in that order: the
+// devices of a platform in one context, or each in a context of its own.
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
                                                        const std::vector<std::size_t> &chosen,
-                                                       ProgramCache &cache);
+                                                       ProgramCache &cache,
+                                                       bool context_per_device = false);
 
 }  // namespace nanort::rt::opencl
