@@ -659,6 +659,9 @@ bool Runtime::hand_over_worker() {
   } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
     blocked_.fetch_sub(1);
     return false;
+  } catch (const std::bad_alloc &) {
+    blocked_.fetch_sub(1);
+    return false;
   }
   return true;
 }
