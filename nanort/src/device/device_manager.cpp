@@ -113,8 +113,8 @@ void DeviceManager::run() {
         progress = true;
       }
     }
-    const bool retry_held = progress || Observer::now_ns() >= held_retry_ns;
-    while (running_.size() < in_flight_ && (!held_ || retry_held)) {
+    const bool may_start = !held_ || progress || Observer::now_ns() >= held_retry_ns;
+    while (may_start && running_.size() < in_flight_) {
       Task *task = held_ ? held_ : pop_early();
       if (!task) task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
       if (!task) break;
@@ -146,13 +146,9 @@ void DeviceManager::run() {
     const std::uint64_t now = Observer::now_ns();
     if (idle_since == 0) idle_since = now;
     const bool can_take = !held_ && running_.size() < in_flight_;
-    if (now - idle_since < 50'000 || (can_take && work_waiting())) {
-      // (Work queued that this device may take once another one's load changes: polled.)
-      if (now - idle_since < 50'000)
-        std::this_thread::yield();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    } else if (!running_.empty() && watch_running()) {
+    if (now - idle_since < 50'000) {
+      std::this_thread::yield();
+    } else if (!(can_take && work_waiting()) && !running_.empty() && watch_running()) {
       // Until a completion, or new work it can take; every 2 ms at the latest (a backend
       // whose callbacks came late would cost no more).
       wakeup_->idle.sleep_unless_for(
@@ -162,6 +158,8 @@ void DeviceManager::run() {
           },
           2'000'000);
     } else {
+      // Work queued that this device may take once another one's load changes, or a backend
+      // that cannot say when its work ends (CUDA): polled.
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     if (timing_) timing_sums_.waiting_ns += Observer::now_ns() - now;
