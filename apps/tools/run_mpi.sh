@@ -69,11 +69,16 @@ for ranks in $gpu_ranks; do  # one GPU per rank (the runtime's share by local ra
   done
 done
 # 4 ranks on the CPU: PoCL alone.
-for f in /etc/OpenCL/vendors/*pocl*.icd; do [ -e "$f" ] && cp "$f" "$out/pocl-only/"; done
+# The loaders differ: ocl-icd reads the ICD files of OCL_ICD_VENDORS, the Khronos loader (CUDA's
+# libOpenCL) also loads every library OCL_ICD_FILENAMES names, so both name PoCL alone.
+pocl_lib=
+for f in /etc/OpenCL/vendors/*pocl*.icd; do
+  [ -e "$f" ] && cp "$f" "$out/pocl-only/" && pocl_lib=$(head -n 1 "$f")
+done
 per_rank=$((cores / 4 > 0 ? cores / 4 : 1))
 for sizes in $cpu_sizes; do
   for v in native_opencl annotated_opencl; do
-    run "$v.${sizes##*=}" 4 "$dir/nbody-mpi_$v" "${sizes//,/ }" OCL_ICD_VENDORS="$out/pocl-only" \
+    run "$v.${sizes##*=}" 4 "$dir/nbody-mpi_$v" "${sizes//,/ }" OCL_ICD_VENDORS="$out/pocl-only/" OCL_ICD_FILENAMES="$pocl_lib" \
         NANORT_CUDA_DEVICES=none NANORT_CPU_WORKERS=$per_rank POCL_MAX_PTHREAD_COUNT=$per_rank
   done
 done

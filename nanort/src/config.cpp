@@ -45,10 +45,10 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_CUDA_DEVICES", "all",
        "NVIDIA GPUs to run CUDA kernels on: all, none, or a comma list of device numbers (as "
        "nanort-info lists them)"},
-      {"NANORT_OPENCL_CONTEXTS", "platform",
-       "OpenCL contexts: platform (one per platform: its devices share buffers and copy among "
-       "themselves directly) or device (one per device, as programs that drive each GPU "
-       "alone do: data between devices goes through the host)"},
+      {"NANORT_OPENCL_CONTEXTS", "device",
+       "OpenCL contexts: device (one per device, as programs that drive each GPU alone do: "
+       "data between devices goes through the host) or platform (one per platform: its "
+       "devices share buffers and copy among themselves directly)"},
       {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",
        "folder of the on-disk cache of OpenCL program binaries (private to the user); off: no "
        "cache"},
@@ -245,7 +245,7 @@ Config read_config(std::vector<std::string> &warnings) {
   if (const char *v = std::getenv("NANORT_OPENCL_CONTEXTS"); v && *v) {
     if (std::strcmp(v, "platform") != 0 && std::strcmp(v, "device") != 0)
       throw ConfigError(std::string("NANORT_OPENCL_CONTEXTS='") + v +
-                        "' is not one of platform, device");
+                        "' is not one of device, platform");
     config.opencl_context_per_device = !std::strcmp(v, "device");
   }
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {

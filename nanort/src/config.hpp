@@ -44,7 +44,8 @@ struct Config {
   std::size_t ready_per_worker = 64;  // past this many queued per worker, creators run tasks
   std::size_t tasks_in_flight = 65536;  // children of one task past which its creator waits
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp
-  bool opencl_context_per_device = false;  // NANORT_OPENCL_CONTEXTS=device
+  // NANORT_OPENCL_CONTEXTS: a context per device (the default) or per platform.
+  bool opencl_context_per_device = true;
   std::string cuda_devices = "all";     // selection, see cuda_device.hpp
   int device_in_flight = 0;            // tasks staged or running per device; 0: by device kind
   std::vector<MemoryLimit> device_memory;  // later entries win

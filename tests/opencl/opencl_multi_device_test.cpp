@@ -1,9 +1,10 @@
 // Several OpenCL devices in one process (NANORT_OPENCL_DEVICES=all, one task in flight per
 // device so that independent tasks spread over the devices; see tests.cmake): data produced
 // on one device and consumed on another and on the host. Skips with fewer than two devices.
-// Two ctest entries: the devices found (NVIDIA's and PoCL's on a GPU machine, where they sit
-// in two OpenCL contexts and data moves through the host), and PoCL made to show two devices
-// (POCL_DEVICES='pthread pthread': one context, so data moves device to device directly).
+// Several ctest entries: the devices found (NVIDIA's and PoCL's on a GPU machine, each in a
+// context of its own: data moves through the host), PoCL made to show two devices
+// (POCL_DEVICES='pthread pthread'), and those two in one context
+// (NANORT_OPENCL_CONTEXTS=platform: data moves device to device directly).
 // Counters and copy locations from the runtime's directory (links nanort_static).
 #include "opencl_test.hpp"
 #include "workloads.hpp"

@@ -83,15 +83,16 @@ nanort_opencl_gtest(opencl_multi_device
   SOURCES opencl/opencl_multi_device_test.cpp
   LIBS nanort_static
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1)
-# ... so again with PoCL showing two CPU devices (in one context: direct device-to-device
-# copies), which runs on any machine with PoCL; other platforms' devices join in.
+# ... so again with PoCL showing two CPU devices (a context each, the default: data between
+# them goes through the host), which runs on any machine with PoCL; other platforms' devices
+# join in.
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_pocl2
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread")
-# ... and with a context per device (NANORT_OPENCL_CONTEXTS=device): data between the two
-# goes through the host.
+# ... and with one context per platform (NANORT_OPENCL_CONTEXTS=platform): direct
+# device-to-device copies.
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_contexts
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
-      NANORT_OPENCL_CONTEXTS=device)
+      NANORT_OPENCL_CONTEXTS=platform)
 # ... and with the locality and dmda policies placing the tasks (dmda's model in the build
 # folder, learnt afresh by each run).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_locality

@@ -264,7 +264,8 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Context: one per platform; programs are built once per context, for all of its devices.
+// Context: one per device, or one per platform (NANORT_OPENCL_CONTEXTS); programs are built
+// once per context, for all of its devices.
 
 class Context {
  public:

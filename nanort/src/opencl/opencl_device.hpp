@@ -1,10 +1,12 @@
 // The OpenCL backend: every device of every platform the ICD loader finds (NVIDIA's OpenCL on
 // GPU machines, PoCL on CPUs), chosen by NANORT_OPENCL_DEVICES.
 //
-// One context per platform holds that platform's chosen devices, so that copies between them
+// Each device has a context of its own by default (NANORT_OPENCL_CONTEXTS=device: with NVIDIA's
+// OpenCL, two GPUs sharing a context went no faster than one where their data cross); with
+// NANORT_OPENCL_CONTEXTS=platform a platform's devices share one, so that copies between them
 // go device to device and a program is built once for all of them. Each device has three
 // in-order queues (kernels, copies to the device, copies to the host) and is driven by its
-// DeviceManager thread; completions are OpenCL events, polled.
+// DeviceManager thread; completions are OpenCL events, whose callbacks wake the manager.
 #pragma once
 
 #include <nanort/dc/memory_space.hpp>
