@@ -1,6 +1,7 @@
 #include <nanort/dc/directory.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 
@@ -473,7 +474,13 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
                                         Staging &out) {
   if (id == kHost || id >= space_count())
     throw std::logic_error("directory: stage() needs a device memory space");
+  // The wait for the lock, for the statistics: devices' managers staging at once queue here.
+  const auto before_lock = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> guard(mutex_);
+  out.lock_wait_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                           before_lock)
+          .count());
   Space &space = spaces_[id];
   out.space = id;
   out.placements.assign(accesses.size(), Placement{});

@@ -1,5 +1,6 @@
 #include "device_manager.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,11 +29,13 @@ DeviceManager::~DeviceManager() {
     const Timing &t = timing_sums_;
     const double per_task = 1e-3 / static_cast<double>(t.tasks);
     std::fprintf(stderr,
-                 "nanort: %s's manager thread, %llu tasks, us per task: staging %.2f, launch "
-                 "%.2f, handing on %.2f, completion %.2f, waiting %.2f\n",
+                 "nanort: %s's manager thread, %llu tasks, us per task: staging %.2f (waiting "
+                 "for the directory %.2f, longest %.2f), launch %.2f, handing on %.2f, "
+                 "completion %.2f, waiting %.2f\n",
                  accelerator_.name().c_str(), static_cast<unsigned long long>(t.tasks),
-                 t.stage_ns * per_task, t.launch_ns * per_task, t.hand_on_ns * per_task,
-                 t.complete_ns * per_task, t.waiting_ns * per_task);
+                 t.stage_ns * per_task, t.stage_lock_ns * per_task, t.longest_stage_ns * 1e-3,
+                 t.launch_ns * per_task, t.hand_on_ns * per_task, t.complete_ns * per_task,
+                 t.waiting_ns * per_task);
   }
 }
 
@@ -203,6 +206,9 @@ DeviceManager::Started DeviceManager::start(Task *task) {
     if (timing_) {
       ++timing_sums_.tasks;
       timing_sums_.stage_ns += staged_ns - running.start_ns;
+      timing_sums_.stage_lock_ns += running.staging.lock_wait_ns;
+      timing_sums_.longest_stage_ns =
+          std::max(timing_sums_.longest_stage_ns, staged_ns - running.start_ns);
       timing_sums_.launch_ns += launched_ns - staged_ns;
       timing_sums_.hand_on_ns += Observer::now_ns() - launched_ns;
     }

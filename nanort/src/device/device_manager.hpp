@@ -102,6 +102,7 @@ class DeviceManager {
   struct Timing {
     std::uint64_t tasks = 0, stage_ns = 0, launch_ns = 0, hand_on_ns = 0, complete_ns = 0,
                   waiting_ns = 0;  // polling or asleep with nothing done
+    std::uint64_t stage_lock_ns = 0, longest_stage_ns = 0;  // of stage_ns
   };
   const bool timing_;
   Timing timing_sums_;

@@ -110,6 +110,7 @@ class Directory {
     std::vector<Allocation *> pinned;   // held until finish()
     bool committed = false;             // commit_launched() recorded the writes
     std::size_t bytes_in = 0;           // copied into the space for this task
+    std::uint64_t lock_wait_ns = 0;     // stage() waited this long for the directory's lock
   };
   enum class StageResult { Staged, Busy };
 
