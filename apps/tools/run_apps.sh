@@ -10,11 +10,13 @@
 # counts run are 1, 2, 4, ... up to GPUS, and GPUS itself (or --counts). The paper-like sizes
 # (--paper) unless --small. Every version sees the same GPUs: CUDA_VISIBLE_DEVICES=0..N-1
 # (NVIDIA's OpenCL honours it too); the annotated CUDA versions run with no OpenCL device and
-# the annotated OpenCL ones with no CUDA device, so each uses only its own kind. results.py
+# the annotated OpenCL ones with no CUDA device, so each uses only its own kind. NBody's
+# paper size has 4 blocks, one per GPU at most: a run of more than 4 GPUs gives it blocks of
+# 32768 (8 blocks) at every count, so that its speedups compare like with like. results.py
 # turns results.txt into the tables and the plot.
 set -uo pipefail
 if [ $# -lt 3 ]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 build=$1 out=$2 max=$3
@@ -47,6 +49,10 @@ results=$out/results.txt
 export NANORT_OPENCL_CACHE=${NANORT_OPENCL_CACHE:-$out/opencl-cache} NANORT_PERF_MODEL=off
 failures=0
 for app in $apps; do
+  app_size=$size
+  if [ "$app" = nbody ] && [ "$size" = --paper ] && [ "$max" -gt 4 ]; then
+    app_size="--paper --bs=32768"
+  fi
   for count in $counts; do
     visible=$(seq -s, 0 $((count - 1)))
     for version in native_cuda native_opencl annotated_cuda annotated_opencl annotated_mixed; do
@@ -58,7 +64,7 @@ for app in $apps; do
         annotated_opencl) env+=(NANORT_CUDA_DEVICES=none) ;;
       esac
       log=$out/logs/$app.$version.$count.log
-      env "${env[@]}" timeout 120 "$exe" $size --reps="$reps" >"$log" 2>&1
+      env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1
       status=$?
       line=$(grep '^RESULT ' "$log" | tail -1)
       if [ $status -ne 0 ] || [ -z "$line" ]; then
