@@ -2,7 +2,14 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <vector>
 
 namespace nanort::rt::cuda {
 
@@ -15,6 +22,73 @@ std::string describe(CUresult code, const Driver *d) {
   std::string out = name ? name : "CUDA error " + std::to_string(static_cast<int>(code));
   if (text) out += std::string(" (") + text + ")";
   return out;
+}
+
+// NANORT_STATS=1: every Driver API call goes through a wrapper that adds up its time per entry
+// point, printed at exit (which calls a manager thread spends its time in).
+enum Entry : std::size_t {
+#define NANORT_CUDA_ENUM(name) entry_##name,
+  NANORT_CUDA_ENTRIES(NANORT_CUDA_ENUM)
+#undef NANORT_CUDA_ENUM
+      entry_count
+};
+const char *const entry_names[] = {
+#define NANORT_CUDA_NAME(name) #name,
+    NANORT_CUDA_ENTRIES(NANORT_CUDA_NAME)
+#undef NANORT_CUDA_NAME
+};
+
+struct CallTimes {
+  std::atomic<std::uint64_t> calls{0}, ns{0}, longest_ns{0};
+};
+CallTimes call_times[entry_count];
+void *real_entries[entry_count];
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+template <std::size_t I, typename F>
+struct Timed;
+template <std::size_t I, typename... A>
+struct Timed<I, CUresult (*)(A...)> {
+  static CUresult call(A... args) {
+    const std::uint64_t start = now_ns();
+    const CUresult result = reinterpret_cast<CUresult (*)(A...)>(real_entries[I])(args...);
+    const std::uint64_t took = now_ns() - start;
+    CallTimes &t = call_times[I];
+    t.calls.fetch_add(1, std::memory_order_relaxed);
+    t.ns.fetch_add(took, std::memory_order_relaxed);
+    std::uint64_t longest = t.longest_ns.load(std::memory_order_relaxed);
+    while (took > longest && !t.longest_ns.compare_exchange_weak(longest, took)) {
+    }
+    return result;
+  }
+};
+
+void print_call_times() {
+  std::vector<std::size_t> used;
+  for (std::size_t i = 0; i < entry_count; ++i)
+    if (call_times[i].calls.load() > 0) used.push_back(i);
+  std::sort(used.begin(), used.end(),
+            [](std::size_t a, std::size_t b) { return call_times[a].ns.load() > call_times[b].ns.load(); });
+  std::fprintf(stderr, "nanort: CUDA driver calls   calls    total ms     mean us  longest us\n");
+  for (std::size_t i : used) {
+    const CallTimes &t = call_times[i];
+    const double calls = static_cast<double>(t.calls.load());
+    std::fprintf(stderr, "  %-24s %8llu %11.3f %11.2f %11.2f\n", entry_names[i],
+                 static_cast<unsigned long long>(t.calls.load()),
+                 static_cast<double>(t.ns.load()) * 1e-6,
+                 static_cast<double>(t.ns.load()) * 1e-3 / calls,
+                 static_cast<double>(t.longest_ns.load()) * 1e-3);
+  }
+}
+
+bool stats_requested() {
+  const char *v = std::getenv("NANORT_STATS");  // as the configuration reads it
+  return v && (!std::strcmp(v, "1") || !std::strcmp(v, "yes") || !std::strcmp(v, "true"));
 }
 
 struct Loaded {
@@ -63,6 +137,14 @@ Loaded load() {
     return loaded;
   }
   d.cuDriverGetVersion(&d.version);
+  if (stats_requested()) {
+#define NANORT_CUDA_TIME(name)                                        \
+  real_entries[entry_##name] = reinterpret_cast<void *>(d.name);       \
+  d.name = &Timed<entry_##name, decltype(d.name)>::call;
+    NANORT_CUDA_ENTRIES(NANORT_CUDA_TIME)
+#undef NANORT_CUDA_TIME
+    std::atexit(print_call_times);
+  }
   loaded.ok = true;
   return loaded;
 }
