@@ -11,12 +11,13 @@
 # (--paper) unless --small. Every version sees the same GPUs: CUDA_VISIBLE_DEVICES=0..N-1
 # (NVIDIA's OpenCL honours it too); the annotated CUDA versions run with no OpenCL device and
 # the annotated OpenCL ones with no CUDA device, so each uses only its own kind. NBody's
-# paper size has 4 blocks, one per GPU at most: a run of more than 4 GPUs gives it blocks of
-# 32768 (8 blocks) at every count, so that its speedups compare like with like. results.py
-# turns results.txt into the tables and the plot.
+# paper size has 4 blocks, one per GPU at most: a run whose counts go past 4 GPUs gives it as
+# many blocks as its largest count (rounded up to a power of two) at every count, so that
+# its speedups compare like with like. results.py turns results.txt into the tables and the
+# plot.
 set -uo pipefail
 if [ $# -lt 3 ]; then
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 build=$1 out=$2 max=$3
@@ -48,10 +49,14 @@ results=$out/results.txt
 } >"$results"
 export NANORT_OPENCL_CACHE=${NANORT_OPENCL_CACHE:-$out/opencl-cache} NANORT_PERF_MODEL=off
 failures=0
+top=1
+for count in $counts; do [ "$count" -gt "$top" ] && top=$count; done
+nbody_blocks=4
+while [ "$nbody_blocks" -lt "$top" ]; do nbody_blocks=$((nbody_blocks * 2)); done
 for app in $apps; do
   app_size=$size
-  if [ "$app" = nbody ] && [ "$size" = --paper ] && [ "$max" -gt 4 ]; then
-    app_size="--paper --bs=32768"
+  if [ "$app" = nbody ] && [ "$size" = --paper ] && [ "$nbody_blocks" -gt 4 ]; then
+    app_size="--paper --bs=$((262144 / nbody_blocks))"
   fi
   for count in $counts; do
     visible=$(seq -s, 0 $((count - 1)))

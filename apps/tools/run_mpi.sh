@@ -11,7 +11,7 @@
 #
 # --gpu-ranks: the rank counts of the CUDA runs, one GPU each (default "1 2").
 set -uo pipefail
-if [ $# -lt 2 ]; then sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
+if [ $# -lt 2 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 build=$1 out=$2
 shift 2
 size=--paper cpu_sizes="--n=65536,--bs=16384 --n=65536,--bs=4096" reps=3 gpu_ranks="1 2"
@@ -70,12 +70,18 @@ for ranks in $gpu_ranks; do  # one GPU per rank (the runtime's share by local ra
 done
 # 4 ranks on the CPU: PoCL alone.
 # The loaders differ: ocl-icd reads the ICD files of OCL_ICD_VENDORS, the Khronos loader (CUDA's
-# libOpenCL) also loads every library OCL_ICD_FILENAMES names, so both name PoCL alone.
+# libOpenCL) also loads every library OCL_ICD_FILENAMES names, so both name PoCL alone: its ICD
+# file, or else the PoCL entry of the OCL_ICD_FILENAMES this machine sets.
 pocl_lib=
 for f in /etc/OpenCL/vendors/*pocl*.icd; do
-  [ -e "$f" ] && cp "$f" "$out/pocl-only/" && pocl_lib=$(head -n 1 "$f")
+  [ -e "$f" ] && cp "$f" "$out/pocl-only/" && pocl_lib=$(head -n 1 "$f" | tr -d '\r')
 done
+if [ -z "$pocl_lib" ]; then
+  pocl_lib=$(echo "${OCL_ICD_FILENAMES:-}" | tr ':' '\n' | grep -m 1 pocl)
+  [ -n "$pocl_lib" ] && echo "$pocl_lib" >"$out/pocl-only/pocl.icd"
+fi
 per_rank=$((cores / 4 > 0 ? cores / 4 : 1))
+[ -n "$pocl_lib" ] || { echo "# SKIP: the 4 CPU ranks: no PoCL ICD found" >>"$results"; cpu_sizes=""; }
 for sizes in $cpu_sizes; do
   for v in native_opencl annotated_opencl; do
     run "$v.${sizes##*=}" 4 "$dir/nbody-mpi_$v" "${sizes//,/ }" OCL_ICD_VENDORS="$out/pocl-only/" OCL_ICD_FILENAMES="$pocl_lib" \

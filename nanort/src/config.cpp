@@ -19,7 +19,9 @@ const std::vector<EnvVar> &environment_table() {
        "waits); by default one per logical CPU of the process's binding, or of its share of "
        "the node when several unbound MPI ranks run on it"},
       {"NANORT_SCHEDULER", "breadth-first", "scheduling policy, by name (nanort-info lists them)"},
-      {"NANORT_STATS", "0", "1: print a summary at exit (tasks and busy time per worker)"},
+      {"NANORT_STATS", "0",
+       "1: print a summary at exit (tasks and busy time per worker and device, each device "
+       "manager's time per task, the data moved, CUDA Driver API calls timed)"},
       {"NANORT_TRACE", "(none)",
        "file.json: write a Chrome/Perfetto trace at exit, one lane per worker and device (%r "
        "in the name: the MPI rank, %p: the process id)"},

@@ -94,19 +94,20 @@ nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_con
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_OPENCL_CONTEXTS=platform)
 # ... and with the locality and dmda policies placing the tasks (dmda's model in the build
-# folder, learnt afresh by each run).
+# folder, learnt afresh by each run; locality with one context, so that it places tasks
+# among devices that copy directly).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_locality
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
-      NANORT_SCHEDULER=locality)
+      NANORT_SCHEDULER=locality NANORT_OPENCL_CONTEXTS=platform)
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_dmda
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_SCHEDULER=dmda NANORT_PERF_MODEL=off)
 
 # ... and with results going home as their last task ends (NANORT_WRITE_BACK=eager, the
-# default): the suites' results must not change.
+# default): the suites' results must not change (one context: direct copies as well).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_eager
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
-      NANORT_WRITE_BACK=eager)
+      NANORT_WRITE_BACK=eager NANORT_OPENCL_CONTEXTS=platform)
 nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_eager ENV NANORT_WRITE_BACK=eager)
 
 # NANORT_OPENCL_DEVICES=none: OpenCL-only tasks fail at submit, naming the task.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,7 +39,7 @@ const char *const entry_names[] = {
 #undef NANORT_CUDA_NAME
 };
 
-struct CallTimes {
+struct alignas(64) CallTimes {  // a cache line each: managers call different entries at once
   std::atomic<std::uint64_t> calls{0}, ns{0}, longest_ns{0};
 };
 CallTimes call_times[entry_count];
@@ -69,21 +70,25 @@ struct Timed<I, CUresult (*)(A...)> {
 };
 
 void print_call_times() {
-  std::vector<std::size_t> used;
+  // A snapshot: threads a program left running at exit may still be calling.
+  struct Row {
+    const char *name;
+    std::uint64_t calls, ns, longest_ns;
+  };
+  std::vector<Row> rows;
   for (std::size_t i = 0; i < entry_count; ++i)
-    if (call_times[i].calls.load() > 0) used.push_back(i);
-  std::sort(used.begin(), used.end(),
-            [](std::size_t a, std::size_t b) { return call_times[a].ns.load() > call_times[b].ns.load(); });
-  std::fprintf(stderr, "nanort: CUDA driver calls   calls    total ms     mean us  longest us\n");
-  for (std::size_t i : used) {
-    const CallTimes &t = call_times[i];
-    const double calls = static_cast<double>(t.calls.load());
-    std::fprintf(stderr, "  %-24s %8llu %11.3f %11.2f %11.2f\n", entry_names[i],
-                 static_cast<unsigned long long>(t.calls.load()),
-                 static_cast<double>(t.ns.load()) * 1e-6,
-                 static_cast<double>(t.ns.load()) * 1e-3 / calls,
-                 static_cast<double>(t.longest_ns.load()) * 1e-3);
-  }
+    if (const std::uint64_t calls = call_times[i].calls.load(); calls > 0)
+      rows.push_back({entry_names[i], calls, call_times[i].ns.load(),
+                      call_times[i].longest_ns.load()});
+  if (rows.empty()) return;
+  std::sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.ns > b.ns; });
+  std::fprintf(stderr, "nanort: CUDA driver calls     %8s %11s %11s %11s\n", "calls", "total ms",
+               "mean us", "longest us");
+  for (const Row &row : rows)
+    std::fprintf(stderr, "  %-26s %8llu %11.3f %11.2f %11.2f\n", row.name,
+                 static_cast<unsigned long long>(row.calls), static_cast<double>(row.ns) * 1e-6,
+                 static_cast<double>(row.ns) * 1e-3 / static_cast<double>(row.calls),
+                 static_cast<double>(row.longest_ns) * 1e-3);
 }
 
 bool stats_requested() {

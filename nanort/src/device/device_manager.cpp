@@ -29,9 +29,9 @@ DeviceManager::~DeviceManager() {
     const Timing &t = timing_sums_;
     const double per_task = 1e-3 / static_cast<double>(t.tasks);
     std::fprintf(stderr,
-                 "nanort: %s's manager thread, %llu tasks, us per task: staging %.2f (waiting "
-                 "for the directory %.2f, longest %.2f), launch %.2f, handing on %.2f, "
-                 "completion %.2f, waiting %.2f\n",
+                 "nanort: %s's manager thread, %llu tasks, us per task: staging %.2f (of it "
+                 "waiting for the directory %.2f; the longest staging %.2f), launch %.2f, "
+                 "handing on %.2f, completion %.2f, waiting %.2f\n",
                  accelerator_.name().c_str(), static_cast<unsigned long long>(t.tasks),
                  t.stage_ns * per_task, t.stage_lock_ns * per_task, t.longest_stage_ns * 1e-3,
                  t.launch_ns * per_task, t.hand_on_ns * per_task, t.complete_ns * per_task,

@@ -62,6 +62,6 @@ class Context;
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
                                                        const std::vector<std::size_t> &chosen,
                                                        ProgramCache &cache,
-                                                       bool context_per_device = false);
+                                                       bool context_per_device);
 
 }  // namespace nanort::rt::opencl
