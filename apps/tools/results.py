@@ -6,8 +6,9 @@
 For each file (one machine's run): the machine, date and command; Table II (median time of
 each version on one GPU, and annotated / native for CUDA and for OpenCL; the mixed NBody is
 compared with the native CUDA version); the speedup of each version on each GPU count over its
-own time on one GPU. --write puts it all into the file between the measured markers; --plot
-draws the speedups (python3-matplotlib: scripts/install-deps.sh python3-matplotlib).
+own time on one GPU; annotated / native on each GPU count. --write puts it all into the file
+between the measured markers; --plot draws the speedups against the GPU count, a panel per
+application and run (python3-matplotlib: scripts/install-deps.sh python3-matplotlib).
 """
 import argparse
 import pathlib
@@ -74,6 +75,17 @@ def report(run):
                 cells = [f"{base / times[(app, v, g)]:.2f}" if (app, v, g) in times else ""
                          for g in counts]
                 text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
+        text += ["", "Annotated / native on each GPU count (at most 1.02 is the target; the mixed "
+                 "NBody against native CUDA).", "",
+                 "| application | version | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''}" for g in counts) + " |",
+                 "| --- | --- |" + " ---: |" * len(counts)]
+        for app in APPS:
+            for v, native in NATIVE_OF.items():
+                cells = [f"{times[(app, v, g)] / times[(app, native, g)]:.3f}"
+                         if (app, v, g) in times and (app, native, g) in times else ""
+                         for g in counts]
+                if any(cells):
+                    text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
     if run["failed"]:
         text += ["", "Runs that failed:", ""] + [f"- {f}" for f in run["failed"]]
     return "\n".join(text) + "\n"
@@ -87,31 +99,42 @@ def plot(runs, path):
     except ImportError:
         sys.exit("results.py: no matplotlib for this python (scripts/install-deps.sh "
                  "python3-matplotlib installs it for /usr/bin/python3)")
-    panels = [r for r in runs if len(counts_of(r)) > 1] or runs
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)
-    for ax, run in zip(axes[0], panels):
+    # One row per run with several GPU counts, one panel per application: each version's
+    # speedup over its own time on one GPU, against the GPU count (dashed: linear).
+    rows = [r for r in runs if len(counts_of(r)) > 1] or runs
+    apps = [a for a in APPS if any((a, v, 1) in r["times"] for r in rows for v in VERSIONS)]
+    fig, axes = plt.subplots(len(rows), len(apps), figsize=(3.2 * len(apps), 3.0 * len(rows)),
+                             squeeze=False)
+    for row, run in zip(axes, rows):
         counts, times = counts_of(run), run["times"]
-        labels, series = [], {v: [] for v in VERSIONS}
-        for app in APPS:
-            if not any((app, v, 1) in times for v in VERSIONS):
-                continue
-            labels.append(app)
-            for v in VERSIONS:
-                g = counts[-1]
-                ok = (app, v, 1) in times and (app, v, g) in times
-                series[v].append(times[(app, v, 1)] / times[(app, v, g)] if ok else 0)
-        width = 0.8 / len(VERSIONS)
-        for k, v in enumerate(VERSIONS):
-            ax.bar([i + k * width for i in range(len(labels))], series[v], width, label=v)
-        ax.axhline(counts[-1], color="grey", linestyle="--", linewidth=0.8)
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], labels)
-        ax.set_ylabel(f"speedup on {counts[-1]} GPU(s) over 1")
         machine = next((h for h in run["header"] if h.startswith("machine:")), run["path"])
         date = next((h for h in run["header"] if h.startswith("date:")), "")
-        ax.set_title(f"{machine[len('machine: '):]}, {date[len('date: '):]}", fontsize=9)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+        for ax, app in zip(row, apps):
+            drawn = False
+            for v in VERSIONS:
+                points = [(g, times[(app, v, 1)] / times[(app, v, g)]) for g in counts
+                          if (app, v, 1) in times and (app, v, g) in times]
+                if points:
+                    ax.plot([g for g, _ in points], [x for _, x in points], marker="o", label=v)
+                    drawn = True
+            if not drawn:  # an application this run did not measure
+                ax.set_visible(False)
+                continue
+            ax.plot(counts, counts, color="grey", linestyle="--", linewidth=0.8)
+            ax.set_xticks(counts)
+            ax.set_title(f"{app}: {machine[len('machine: '):].split(' (')[0]}, "
+                         f"{date[len('date: '):]}", fontsize=7)
+            ax.set_xlabel("GPUs", fontsize=7)
+            ax.set_ylabel("speedup over 1 GPU", fontsize=7)
+            ax.tick_params(labelsize=7)
+    legend = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center",
+               ncol=len(legend), fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.0 * len(rows))))
+    fig.savefig(path, dpi=110)
 
 
 def main():
