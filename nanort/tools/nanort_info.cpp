@@ -86,6 +86,10 @@ int main(int argc, char **argv) {
 #endif
   std::printf("\nOpenCL devices found (NANORT_OPENCL_DEVICES=%s):\n",
               runtime.config().opencl_devices.c_str());
+  // What the ICD loader was told: a launcher that passes these on changed, or not at all,
+  // hides platforms without a word (docs/mpi.md, "Running").
+  for (const char *name : {"OCL_ICD_VENDORS", "OCL_ICD_FILENAMES"})
+    if (const char *value = std::getenv(name)) std::printf("  (%s=%s)\n", name, value);
   try {
     const auto devices = rt::opencl::list_devices();
     if (devices.empty()) std::printf("  none (no OpenCL platform, or none with devices)\n");
