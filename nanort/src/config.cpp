@@ -76,6 +76,12 @@ const std::vector<EnvVar> &environment_table() {
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
+      {"NANORT_EARLY_LAUNCH", "across",
+       "a device task whose predecessors' kernels are all launched is launched behind them "
+       "before they end, to wait for them on the device: across (also behind kernels of "
+       "other devices of its kind, where every pair of them copies directly and waits for "
+       "each other's kernels: CUDA GPUs with peer access, OpenCL devices of one context) or "
+       "device (only behind kernels of the device it runs on)"},
       {"NANORT_WRITE_BACK", "eager",
        "when a device's results go home: eager (as soon as a task ends that no submitted task "
        "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
@@ -249,6 +255,12 @@ Config read_config(std::vector<std::string> &warnings) {
       throw ConfigError(std::string("NANORT_OPENCL_CONTEXTS='") + v +
                         "' is not one of device, platform");
     config.opencl_context_per_device = !std::strcmp(v, "device");
+  }
+  if (const char *v = std::getenv("NANORT_EARLY_LAUNCH"); v && *v) {
+    if (!std::strcmp(v, "across") || !std::strcmp(v, "device"))
+      config.early_across = !std::strcmp(v, "across");
+    else
+      throw ConfigError(std::string("NANORT_EARLY_LAUNCH='") + v + "' is not one of across, device");
   }
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {
     if (!std::strcmp(v, "eager") || !std::strcmp(v, "taskwait"))

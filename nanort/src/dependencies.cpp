@@ -109,25 +109,45 @@ void DependencyDomain::link(Task *predecessor, Task *successor) {
   if (predecessor->launched_on >= 0) count_launched(successor, predecessor);
 }
 
+namespace {
+std::atomic<std::uint32_t> early_across_kinds{0};
+}
+
+void DependencyDomain::set_early_across_kinds(std::uint32_t kinds) {
+  early_across_kinds.store(kinds, std::memory_order_relaxed);
+}
+
 // Each edge is counted once: here when the predecessor was launched before the edge was made,
 // else by launched().
 void DependencyDomain::count_launched(Task *successor, const Task *predecessor) {
-  if (successor->early_device == -2) return;
+  if (successor->early_device == kEarlyNever) return;
   const bool same_kind = successor->impl && predecessor->impl &&
                          successor->impl->device == predecessor->impl->device &&
                          successor->impl->device != NANORT_DEVICE_SMP;
-  if (!same_kind || successor->has_commutative ||
-      (successor->own_device >= 0 && successor->own_device != predecessor->launched_on) ||
-      (successor->early_device >= 0 && successor->early_device != predecessor->launched_on)) {
-    successor->early_device = -2;
+  // (Without the end of its kernel, nothing could make the successor's kernel wait for it.)
+  if (!same_kind || successor->has_commutative || !predecessor->launch_done) {
+    successor->early_device = kEarlyNever;
     return;
   }
-  successor->early_device = predecessor->launched_on;
+  const int device = predecessor->launched_on;
+  const bool across =
+      (early_across_kinds.load(std::memory_order_relaxed) >> successor->impl->device) & 1u;
+  const bool elsewhere = (successor->own_device >= 0 && successor->own_device != device) ||
+                         (successor->early_device >= 0 && successor->early_device != device) ||
+                         successor->early_device == kEarlyAnyDevice;
+  if (elsewhere && !across) {
+    successor->early_device = kEarlyNever;
+    return;
+  }
+  successor->early_device = elsewhere ? kEarlyAnyDevice : device;
   ++successor->pending_launched;
+  // Its kernel waits for each of them on the device it runs on.
+  successor->early_after.emplace_back(device, predecessor->launch_done);
 }
 
 void DependencyDomain::try_early(Task *task, ReadyList &ready) {
-  if (task->early_released || task->early_device < 0 || task->pending != task->pending_launched)
+  if (task->early_released || task->early_device == kEarlyNone ||
+      task->early_device == kEarlyNever || task->pending != task->pending_launched)
     return;
   task->early_released = true;
   ready.push_back(task);
@@ -192,7 +212,9 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   task->released = true;
   for (Task *successor : task->successors) {
-    if (task->launched_on >= 0 && successor->early_device == task->launched_on)
+    // (Every launched predecessor was counted, unless the successor can never go early.)
+    if (task->launched_on >= 0 && (successor->early_device == task->launched_on ||
+                                   successor->early_device == kEarlyAnyDevice))
       --successor->pending_launched;
     if (--successor->pending == 0) {
       if (!successor->early_released) make_ready(successor, ready);
@@ -201,6 +223,8 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
     }
   }
   task->successors.clear();
+  task->launch_done.reset();  // done; the successors that wait for it hold their own
+  task->early_after.clear();   // launched or failed by now
   if (task->has_commutative) {
     give_back_commutative(task);
     auto still_waiting = waiting_for_commutative_.begin();

@@ -51,6 +51,11 @@ class DependencyDomain {
   // whose every unfinished predecessor was launched there can be launched behind them at
   // once: it goes to 'ready' with early_released set and early_device naming the device.
   void launched(Task *task, int device, ReadyList &ready);
+  // Device kinds (a bit per nanort_device_kind) whose devices wait for each other's kernels on
+  // the device and copy between each other directly: a successor of kernels launched on
+  // several of them is released early too (early_device kEarlyAnyDevice), to any device of
+  // the kind, and waits there for those kernels (Task::early_after). Set by the runtime.
+  static void set_early_across_kinds(std::uint32_t kinds);
   // Forgets all history; only valid when no sibling is live (after a taskwait).
   void clear();
 

@@ -217,6 +217,7 @@ Runtime::Runtime() {
           : accelerator.completes_in_order() ? 32 : 8));
     }
     managers_ready_.store(true, std::memory_order_release);  // managers_ complete from here
+    DependencyDomain::set_early_across_kinds(config_.early_across ? early_across_kinds() : 0);
   }
 
   cpu_ = std::make_unique<CpuWorkerPool>(config_.cpu_workers, config_.bind_workers, *topology_,
@@ -250,6 +251,7 @@ void Runtime::stop() {
   for (std::thread &spare : spares_) spare.join();  // (no task is left: none blocks now)
   spares_.clear();
   managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
+  DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
   cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<std::string> uncollected;
@@ -456,8 +458,14 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     if (!task->early_released && task->own_device < 0 && !task->undeferred && task->site &&
         !accelerators_.empty() && (placement_ || affinity_.has(task->label)))
       place(task);
-    if (task->early_released) {  // behind its predecessors' kernels on that device
+    if (task->early_released && task->early_device >= 0) {
+      // Behind its predecessors' kernels on that device.
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
+    } else if (task->early_released && task->own_device < 0) {
+      // Behind kernels of several devices: any device of its kind waits for them.
+      early_across_releases_.fetch_add(1, std::memory_order_relaxed);
+      device_queues_[task->impl->device]->push(task);
+      for (const auto &manager : managers_) manager->notify();
     } else if (task->own_device >= 0) {
       managers_[static_cast<std::size_t>(task->own_device)]->push_own(task);
     } else if (is_device_task(task)) {
@@ -1074,6 +1082,22 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
   if (ran && perf_model_ && task.site)
     perf_model_->record(perf_key(task, accelerators_[d]->model()),
                         static_cast<double>(nanoseconds) * 1e-9);
+}
+
+std::uint32_t Runtime::early_across_kinds() const {
+  std::uint32_t kinds = 0;
+  for (int kind = 0; kind < NANORT_DEVICE_KIND_COUNT; ++kind) {
+    if (kind == NANORT_DEVICE_SMP) continue;
+    std::vector<dc::SpaceId> spaces;  // manager i has space i + 1
+    for (std::size_t i = 0; i < accelerators_.size(); ++i)
+      if (accelerators_[i]->kind() == kind) spaces.push_back(static_cast<dc::SpaceId>(i + 1));
+    bool all_direct = spaces.size() > 1;
+    for (dc::SpaceId from : spaces)
+      for (dc::SpaceId to : spaces)
+        if (from != to && !directory_->copies_directly(from, to)) all_direct = false;
+    if (all_direct) kinds |= 1u << kind;
+  }
+  return kinds;
 }
 
 void Runtime::device_task_launched(Task *task, int device) {

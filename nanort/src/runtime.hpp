@@ -123,6 +123,9 @@ class Runtime {
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
   dc::Directory *directory() const { return directory_.get(); }
+  // Device tasks released before their predecessors' kernels on several devices ended
+  // (NANORT_EARLY_LAUNCH=across), since the start: for tests.
+  std::uint64_t early_across_releases() const { return early_across_releases_.load(); }
 
  private:
   Runtime();
@@ -140,6 +143,10 @@ class Runtime {
   // The placement policy chooses where 'task' runs (its implementation, and the device or the
   // CPU workers); the device's number goes to task->own_device.
   void place(Task *task);
+  // The device kinds (bits) with two devices or more, every pair of which copies directly
+  // (DependencyDomain::set_early_across_kinds).
+  std::uint32_t early_across_kinds() const;
+
   bool run_one(int lane);
   void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
@@ -185,6 +192,7 @@ class Runtime {
   // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
   std::vector<std::unique_ptr<Accelerator>> accelerators_;
   std::unique_ptr<dc::Directory> directory_;  // null without devices
+  std::atomic<std::uint64_t> early_across_releases_{0};
   std::unique_ptr<dc::CopyListener> copy_listener_;
   std::unique_ptr<SchedulerPolicy> device_queues_[NANORT_DEVICE_KIND_COUNT];
   int device_counts_[NANORT_DEVICE_KIND_COUNT] = {};

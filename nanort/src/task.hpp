@@ -9,6 +9,7 @@
 // for each dependency-graph fragment that remembers it, one for each thread waiting on it.
 #pragma once
 
+#include <nanort/dc/memory_space.hpp>
 #include <nanort/dc/region.hpp>
 #include <nanort/nanort.h>
 
@@ -25,6 +26,11 @@
 namespace nanort::rt {
 
 class DependencyDomain;
+
+// Task::early_device besides a manager's number.
+constexpr int kEarlyNone = -1;       // no launched predecessor counted yet
+constexpr int kEarlyNever = -2;      // a predecessor it cannot be launched behind
+constexpr int kEarlyAnyDevice = -3;  // launched predecessors on several devices of its kind
 
 struct Access {
   dc::Region region;
@@ -59,16 +65,23 @@ struct Task {
   int pending = 1;  // unfinished predecessors, plus one until registration ends
   bool released = false;  // dependences released: successors no longer wait for it
   bool has_commutative = false;
-  // Early start behind kernels in flight on a device that runs its kernels in launch order
+  // Early start behind kernels in flight on devices that run their kernels in launch order
   // (DependencyDomain::launched), guarded by the same lock: where the task's kernel was
-  // launched; for a successor, the one device its launched predecessors share (-1 none yet,
-  // -2 several, or one it cannot run on) and how many of its unfinished predecessors those are.
+  // launched; for a successor, the device its launched predecessors share (kEarlyNone none
+  // yet, kEarlyAnyDevice several that wait for each other's kernels, kEarlyNever one it
+  // cannot follow) and how many of its unfinished predecessors those are.
   bool early_released = false;  // went to 'early_device' before its predecessors ended
   int own_device = -1;          // the one device (manager number) it may run on, if chosen
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
-  int early_device = -1;
+  int early_device = -1;  // or kEarlyAnyDevice: launched predecessors on several devices
   int pending_launched = 0;
+  // The end of its kernel once launched (for successors launched behind it to wait for on
+  // their device); dropped when its dependences are released.
+  dc::CompletionPtr launch_done;
+  // Its launched predecessors' kernel ends and the devices they run on: a task launched
+  // behind them waits for them on its device.
+  std::vector<std::pair<int, dc::CompletionPtr>> early_after;
 
   // Flags.
   bool undeferred = false;         // if(0): run by the creating thread

@@ -421,6 +421,66 @@ TEST_F(Cuda, DataPassedAroundARingOfAllGpus) {
     for (int i = 0; i < n; i += 97) ASSERT_EQ(data[k][i], k + gpus - 1) << "array " << k;
 }
 
+// Steps in which each GPU's array takes the sum of its own and the next GPU's arrays of the
+// step before (two buffers per GPU, so each step overwrites what another GPU read in the step
+// before), all submitted at once. GPUs with peer access get each step's tasks before the step
+// before ends (NANORT_EARLY_LAUNCH=across) and wait for the other GPUs' kernels on the GPU:
+// the values say whether every kernel read its inputs after they were written and before
+// they were overwritten. Odd steps placed on their GPU, even ones left to the runtime.
+TEST_F(Cuda, StepsReadEveryGpusResultsOfTheStepBefore) {
+  const int gpus = nanort_device_count(NANORT_DEVICE_CUDA);
+  if (gpus < 2) GTEST_SKIP() << "fewer than two GPUs";
+  constexpr int n = 1 << 22, steps = 8;
+  constexpr std::size_t bytes = n * sizeof(float);
+  // acc[b][d]: GPU d's array in buffer b; step s writes buffer s % 2.
+  std::vector<std::vector<std::vector<float>>> acc(
+      2, std::vector<std::vector<float>>(static_cast<std::size_t>(gpus)));
+  for (int d = 0; d < gpus; ++d) {
+    acc[0][d].assign(n, static_cast<float>(d + 1));
+    acc[1][d].assign(n, -1.0f);
+  }
+  const std::uint64_t across_before = nanort::rt::Runtime::get().early_across_releases();
+  for (int s = 1; s <= steps; ++s) {
+    const int cur = s % 2, prev = 1 - cur;
+    for (int d = 0; d < gpus; ++d) {
+      const int place = s % 2 ? d : -1;
+      float *y = acc[cur][d].data();
+      const float *own = acc[prev][d].data(), *next = acc[prev][(d + 1) % gpus].data();
+      ASSERT_OK(submit(kScale, ScaleArgs{y, n, 0.0f}, {{y, bytes, NANORT_INOUT}}, n, 256, 0, place));
+      for (const float *x : {own, next})
+        ASSERT_OK(submit(kSaxpy, SaxpyArgs{n, 1.0f, x, y}, {{x, bytes, NANORT_IN}, {y, bytes, NANORT_INOUT}},
+                         n, 256, 0, place));
+    }
+  }
+  ASSERT_OK(nanort_taskwait());
+  std::vector<float> expected(static_cast<std::size_t>(gpus));
+  for (int d = 0; d < gpus; ++d) expected[d] = static_cast<float>(d + 1);
+  for (int s = 1; s <= steps; ++s) {
+    std::vector<float> next(expected.size());
+    for (int d = 0; d < gpus; ++d) next[d] = expected[d] + expected[(d + 1) % gpus];
+    expected = next;
+  }
+  for (int d = 0; d < gpus; ++d)
+    for (int i = 0; i < n; i += 4099)
+      ASSERT_EQ(acc[steps % 2][d][i], expected[d]) << "GPU " << d << "'s array at " << i;
+
+  bool peers = true;
+  auto &directory = *nanort::rt::Runtime::get().directory();
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b)
+      if (a != b && !directory.copies_directly(cuda_space(a), cuda_space(b))) peers = false;
+  const std::uint64_t across =
+      nanort::rt::Runtime::get().early_across_releases() - across_before;
+  std::printf("GPUs %d, peer access %s, tasks released behind other GPUs' kernels: %llu\n",
+              gpus, peers ? "between all" : "not between all",
+              static_cast<unsigned long long>(across));
+  const char *mode = std::getenv("NANORT_EARLY_LAUNCH");
+  if (!peers || (mode && std::string(mode) == "device"))
+    EXPECT_EQ(across, 0u);
+  else
+    EXPECT_GT(across, 0u) << "no step was released before the step before ended";
+}
+
 // Dependent kernels are launched behind their predecessors on the GPU, before those end;
 // CPU tasks reading the array between them see exactly the kernels before them.
 TEST_F(Cuda, DependentKernelsQueuedBehindTheirPredecessors) {

@@ -213,6 +213,61 @@ TEST_F(MultiDevice, ProducedOnOneDeviceConsumedOnAnotherAndOnHost) {
       ASSERT_EQ(c[j][i], expected_x(first[j], i) + 2 * expected_x(others[j], i)) << "output " << j;
 }
 
+// Steps in which each device's task reads what every device wrote in the step before (as
+// NBody's blocks do), all submitted at once. Devices that wait for each other's kernels (one
+// context, NANORT_EARLY_LAUNCH=across) get each step's tasks before the step before ends:
+// placed ones on their device, the others on any. The values say whether every task read its
+// inputs after they were written, and before they were overwritten.
+TEST_F(MultiDevice, StepsReadEveryDevicesResultsOfTheStepBefore) {
+  constexpr int n = 8 * 1024, spins = 3000, steps = 6;
+  // x[s][d]: device d's array after step s (step 0: slow producers).
+  auto &x = data_.make<std::vector<std::vector<std::vector<int>>>>(
+      steps + 1, std::vector<std::vector<int>>(devices_, std::vector<int>(n, -1)));
+  const std::uint64_t across_before = nanort::rt::Runtime::get().early_across_releases();
+  for (int d = 0; d < devices_; ++d)
+    ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x[0][d].data(), 100 * d, n, spins})
+                  .out(x[0][d].data(), n)
+                  .ndrange({n}, {64})
+                  .on_device(NANORT_DEVICE_OPENCL, d)
+                  .submit());
+  // Step s on device d: x[s][d] = x[s-1][d] + 2 x[s-1][(d+1) % devices]; odd steps placed,
+  // even ones left to the runtime.
+  for (int s = 1; s <= steps; ++s)
+    for (int d = 0; d < devices_; ++d) {
+      const int *a = x[s - 1][d].data(), *b = x[s - 1][(d + 1) % devices_].data();
+      Task task(kMix, MixArgs{a, b, x[s][d].data(), n});
+      task.in(a, n).in(b, n).out(x[s][d].data(), n).ndrange({n}, {64});
+      if (s % 2) task.on_device(NANORT_DEVICE_OPENCL, d);
+      ASSERT_OK(task.submit());
+    }
+  ASSERT_OK(nanort_taskwait());
+
+  std::vector<std::vector<long>> expected(devices_, std::vector<long>(n));
+  for (int d = 0; d < devices_; ++d)
+    for (int i = 0; i < n; ++i) expected[d][i] = slow_iota_value(100 * d, i, spins);
+  for (int s = 1; s <= steps; ++s) {
+    std::vector<std::vector<long>> next(devices_, std::vector<long>(n));
+    for (int d = 0; d < devices_; ++d)
+      for (int i = 0; i < n; ++i)
+        next[d][i] = expected[d][i] + 2 * expected[(d + 1) % devices_][i];
+    expected = next;
+    for (int d = 0; d < devices_; ++d)
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(x[s][d][i], expected[d][i]) << "step " << s << ", device " << d << ", at " << i;
+  }
+
+  const std::uint64_t across =
+      nanort::rt::Runtime::get().early_across_releases() - across_before;
+  const auto &accelerators = nanort::rt::Runtime::get().accelerators();
+  const bool direct = accelerators[0]->memory().can_copy_from(accelerators[1]->memory());
+  const char *mode = std::getenv("NANORT_EARLY_LAUNCH");
+  if (!direct || (mode && std::string(mode) == "device"))
+    EXPECT_EQ(across, 0u) << "no task may wait on one device for another's kernels here";
+  else
+    EXPECT_GT(across, 0u) << "no unplaced step was released before the step before ended "
+                             "(its producers take " << spins << " rounds per item)";
+}
+
 // nanort_task_set_device: each producer runs on the device it names, a chain placed on the
 // last device stays there, and a consumer placed on the first device reads from the others.
 TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {
@@ -389,6 +444,15 @@ TEST_F(MultiDevice, EagerWriteBackBringsFinalResultsHome) {
   if (lazy_write_back()) GTEST_SKIP() << "runs with NANORT_WRITE_BACK=eager";
   constexpr int n = 1 << 16;
   auto &x = data_.make<std::vector<std::vector<int>>>(2, std::vector<int>(n, 1));
+  // Page-locked: a GPU's results go home early only from there (from ordinary memory a GPU
+  // driver's copy would hold the thread that ends the task).
+  ASSERT_OK(nanort_host_register(x[0].data(), n * sizeof(int)));
+  nanort::dc::MemorySpace &device0 = directory().memory(1);
+  if (device0.wants_staging() && !device0.is_page_locked(x[0].data(), n * sizeof(int))) {
+    EXPECT_EQ(nanort_host_unregister(x[0].data()), NANORT_SUCCESS);
+    GTEST_SKIP() << device0.name() << " copies ordinary memory through staging buffers and "
+                 << "cannot use this page-locked memory directly: its results go home at the flush";
+  }
   const TransferCounters before = directory().counters(1);
   // x[0]: doubled twice on device 0 (the second task waits for the first), nothing after.
   for (int k = 0; k < 2; ++k)
@@ -414,6 +478,7 @@ TEST_F(MultiDevice, EagerWriteBackBringsFinalResultsHome) {
   ASSERT_OK(nanort_taskwait());
   EXPECT_EQ(directory().counters(1).bytes_to_host, after.bytes_to_host)
       << "the flush found it home";
+  ASSERT_OK(nanort_host_unregister(x[0].data()));
   for (int i = 0; i < n; ++i) ASSERT_EQ(x[0][i], 4) << i;
 }
 

@@ -23,6 +23,7 @@ using nanort::rt::Access;
 using nanort::rt::DependencyDomain;
 using nanort::rt::ReadyList;
 using nanort::rt::Task;
+using nanort::rt::kEarlyAnyDevice;
 
 alignas(64) unsigned char memory[1 << 16];
 
@@ -87,6 +88,7 @@ class Domain : public ::testing::Test {
   // The kernel of 'task' was launched on in-order device 'device': the successors handed to
   // that device before their predecessors end.
   Tasks launched(Task *task, int device) {
+    mark_launched(task);
     ReadyList ready;
     domain_.launched(task, device, ready);
     ready_ = collect(ready);
@@ -95,6 +97,11 @@ class Domain : public ::testing::Test {
       EXPECT_EQ(early->early_device, device);
     }
     return ready_;
+  }
+
+  // What a device's manager does before it reports a launch: the end of the kernel.
+  static void mark_launched(Task *task) {
+    if (!task->launch_done) task->launch_done = std::make_shared<nanort::dc::DoneCompletion>();
   }
 
   bool is_ready(Task *task) const { return ever_ready_.count(task) != 0; }
@@ -608,6 +615,73 @@ TEST_F(Domain, NoEarlyStartAcrossDevicesOrKinds) {
   adopt(placed);
   EXPECT_TRUE(launched(e, 0).empty()) << "placed elsewhere";
   EXPECT_EQ(release(e), Tasks{placed});
+}
+
+// Devices of a kind that wait for each other's kernels (CUDA peers, say): a successor of
+// kernels launched on several of them goes early too, to any of them, carrying the kernels'
+// ends to wait for there.
+TEST_F(Domain, EarlyStartAcrossDevicesThatWaitForEachOther) {
+  struct AcrossCuda {  // for this test only
+    AcrossCuda() { DependencyDomain::set_early_across_kinds(1u << NANORT_DEVICE_CUDA); }
+    ~AcrossCuda() { DependencyDomain::set_early_across_kinds(0); }
+  } across;
+  Task *a = add_on(&kCuda, {out(0, 100)});
+  Task *b = add_on(&kCuda, {out(100, 100)});
+  Task *t = add_on(&kCuda, {in(0, 200)});
+  mark_launched(a);
+  mark_launched(b);
+  ReadyList ready;
+  domain_.launched(a, 0, ready);
+  EXPECT_TRUE(ready.empty()) << "b is not launched yet";
+  domain_.launched(b, 1, ready);
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0], t);
+  EXPECT_TRUE(t->early_released);
+  EXPECT_EQ(t->early_device, kEarlyAnyDevice);
+  EXPECT_EQ(t->pending, t->pending_launched);
+  ASSERT_EQ(t->early_after.size(), 2u);
+  EXPECT_EQ(t->early_after[0].first, 0);
+  EXPECT_EQ(t->early_after[0].second, a->launch_done);
+  EXPECT_EQ(t->early_after[1].first, 1);
+  EXPECT_EQ(t->early_after[1].second, b->launch_done);
+  ready.clear();
+  domain_.release(a, ready);
+  domain_.release(b, ready);
+  EXPECT_TRUE(ready.empty()) << "handed out twice";
+  EXPECT_EQ(t->pending, 0);
+  EXPECT_EQ(t->pending_launched, 0);
+  EXPECT_EQ(a->launch_done, nullptr) << "kept past its release";
+
+  // Placed by the program on a third device: it waits there for both.
+  Task *c = add_on(&kCuda, {out(300, 10)});
+  Task *placed = new Task();
+  placed->impl = &kCuda;
+  placed->own_device = 2;
+  placed->accesses.push_back(in(300, 10));
+  adopt(placed);
+  mark_launched(c);
+  domain_.launched(c, 0, ready);
+  EXPECT_EQ(ready.size(), 1u);
+  EXPECT_TRUE(placed->early_released);
+  EXPECT_EQ(placed->early_device, kEarlyAnyDevice);
+  ready.clear();
+  domain_.release(c, ready);
+  EXPECT_TRUE(ready.empty());
+
+  // Not for a kind whose devices do not wait for each other.
+  Task *d = add_on(&kOpenCl, {out(400, 10)});
+  Task *e = add_on(&kOpenCl, {out(410, 10)});
+  Task *u = add_on(&kOpenCl, {in(400, 20)});
+  mark_launched(d);
+  mark_launched(e);
+  domain_.launched(d, 3, ready);
+  domain_.launched(e, 4, ready);
+  EXPECT_TRUE(ready.empty()) << "OpenCL devices here do not wait for each other";
+  domain_.release(d, ready);
+  domain_.release(e, ready);
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0], u);
+  EXPECT_FALSE(u->early_released);
 }
 
 TEST_F(Domain, EarlyStartWaitsForEveryOtherPredecessor) {

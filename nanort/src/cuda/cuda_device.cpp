@@ -252,9 +252,10 @@ void wait_for(const Driver &cu, CUstream stream, dc::Dependencies after) {
 class CudaMemory final : public dc::MemorySpace {
  public:
   CudaMemory(const Driver &cu, std::string name, const DeviceInfo &info, CUcontext context,
-             CUstream to_device, CUstream to_host)
+             CUstream to_device, CUstream to_host, CUstream from_peers)
       : cu_(cu), name_(std::move(name)), info_(info), context_(context), to_device_(to_device),
-        to_host_(to_host), events_(std::make_shared<EventPool>(cu, context)) {}
+        to_host_(to_host), from_peers_(from_peers),
+        events_(std::make_shared<EventPool>(cu, context)) {}
 
   std::string name() const override { return name_ + " (" + info_.name + ")"; }
   std::size_t memory_size() const override { return info_.memory; }
@@ -315,11 +316,13 @@ class CudaMemory final : public dc::MemorySpace {
     const Driver &cu = cu_;
     auto &peer = static_cast<CudaMemory &>(other);
     make_current(cu, context_);
-    wait_for(cu, to_device_, after);
+    // A stream of their own: such a copy may wait for a kernel still running on the peer
+    // (a task launched behind it), and copies from the host must not queue behind it.
+    wait_for(cu, from_peers_, after);
     NANORT_CU_CHECK(cuMemcpyPeerAsync(target.handle + target_offset, context_,
                                       source.handle + source_offset, peer.context_, bytes,
-                                      to_device_));
-    return finished(to_device_, "copy from " + peer.name_ + " to " + name_);
+                                      from_peers_));
+    return finished(from_peers_, "copy from " + peer.name_ + " to " + name_);
   }
 
   dc::PinnedBuffer allocate_pinned(std::size_t bytes) override {
@@ -368,7 +371,7 @@ class CudaMemory final : public dc::MemorySpace {
   std::string name_;
   const DeviceInfo &info_;
   CUcontext context_;
-  CUstream to_device_, to_host_;
+  CUstream to_device_, to_host_, from_peers_;
   std::vector<CUcontext> peers_;  // contexts whose memory this one reads directly
   std::shared_ptr<EventPool> events_;
 };
@@ -384,23 +387,23 @@ class CudaDevice final : public Accelerator {
     NANORT_CU_CHECK(cuDevicePrimaryCtxRetain(&context_, device_));
     make_current(cu, context_);
     kernel_streams_ = kernel_streams_from_environment();
-    for (CUstream *stream : {&compute_[0], &compute_[1], &to_device_, &to_host_})
+    for (CUstream *stream : {&compute_[0], &compute_[1], &to_device_, &to_host_, &from_peers_})
       NANORT_CU_CHECK(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING));
-    memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_);
+    memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_,
+                                           from_peers_);
     for (int s = 0; s < 2; ++s)
       marks_[s] = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_[s]);
   }
   ~CudaDevice() override {
     set_current(cu_, context_);
-    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_})
+    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamSynchronize(stream);
     // With memory_, the last owners of the event pool: gone before the context.
-    last_on_second_.reset();
     for (auto &marks : marks_) marks.reset();
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
-    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_})
+    for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamDestroy(stream);
     cu_.cuDevicePrimaryCtxRelease(device_);
   }
@@ -513,18 +516,27 @@ class CudaDevice final : public Accelerator {
       block[d] = static_cast<unsigned>(local);
       grid[d] = static_cast<unsigned>((global + local - 1) / local);
     }
-    // The kernel stream. Kernels of tasks whose predecessors have all ended take the two in
-    // turn, so that one kernel's start overlaps the last, partly empty wave of the one before
-    // (a long tail where threads' work varies). A task launched behind unfinished predecessors
-    // goes on the first, after every kernel launched so far on the second: it still runs after
-    // all that came before it, which launching it early relies on.
+    // The kernel stream. Kernels of tasks take the two in turn, so that one kernel's start
+    // overlaps the last, partly empty wave of the one before (a long tail where threads' work
+    // varies). A task launched behind unfinished predecessors waits for their kernels (their
+    // completions are among staging.ready): on the stream of this GPU's ones when they all
+    // lie on one (stream order, no event to record), else on the next in turn.
     int s = 0;
-    if (task.early_released || kernel_streams_ == 1) {
-      if (last_on_second_ && !last_on_second_->done.load(std::memory_order_acquire))
-        NANORT_CU_CHECK(cuStreamWaitEvent(compute_[0], marks_[1]->event(*last_on_second_), 0));
-    } else {
-      s = next_stream_;
-      next_stream_ ^= 1;
+    if (kernel_streams_ == 2) {
+      int behind = -1;  // the stream of this GPU's unfinished predecessors, 2 for both
+      if (task.early_released)
+        for (const dc::CompletionPtr &completion : staging.ready) {
+          auto *kernel = dynamic_cast<KernelCompletion *>(completion.get());
+          if (!kernel || kernel->poll()) continue;
+          const int on = kernel->stream() == compute_[0] ? 0 : kernel->stream() == compute_[1] ? 1 : -1;
+          if (on >= 0) behind = behind < 0 || behind == on ? on : 2;
+        }
+      if (behind == 0 || behind == 1) {
+        s = behind;
+      } else {
+        s = next_stream_;
+        next_stream_ ^= 1;
+      }
     }
     wait_for(cu, compute_[s], staging.ready);
     const CUresult status = cu.cuLaunchKernel(
@@ -538,7 +550,6 @@ class CudaDevice final : public Accelerator {
                                   ", " + std::to_string(task.shmem_bytes) +
                                   " bytes of shared memory) failed with " + error_text(status));
     std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
-    if (s == 1) last_on_second_ = mark;
     // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
     // and its end is then seen at once (its results may go home, its successors start)
     // rather than with the kernels launched after it.
@@ -677,10 +688,9 @@ class CudaDevice final : public Accelerator {
   DeviceInfo info_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
-  CUstream compute_[2] = {}, to_device_ = nullptr, to_host_ = nullptr;
+  CUstream compute_[2] = {}, to_device_ = nullptr, to_host_ = nullptr, from_peers_ = nullptr;
   int kernel_streams_ = 2;  // NANORT_CUDA_KERNEL_STREAMS: 1 keeps every kernel on the first
   int next_stream_ = 0;     // manager thread only
-  std::shared_ptr<LaunchMarks::Mark> last_on_second_;  // the latest kernel on compute_[1]
   std::unique_ptr<CudaMemory> memory_;
   std::shared_ptr<LaunchMarks> marks_[2];  // of each kernel stream
   // Manager thread only.

@@ -31,11 +31,13 @@ DeviceManager::~DeviceManager() {
     std::fprintf(stderr,
                  "nanort: %s's manager thread, %llu tasks, us per task: staging %.2f (of it "
                  "waiting for the directory %.2f; the longest staging %.2f), launch %.2f, "
-                 "handing on %.2f, completion %.2f, waiting %.2f\n",
+                 "handing on %.2f, completion %.2f, waiting %.2f; launched behind running "
+                 "kernels %llu (behind other devices' %llu)\n",
                  accelerator_.name().c_str(), static_cast<unsigned long long>(t.tasks),
                  t.stage_ns * per_task, t.stage_lock_ns * per_task, t.longest_stage_ns * 1e-3,
                  t.launch_ns * per_task, t.hand_on_ns * per_task, t.complete_ns * per_task,
-                 t.waiting_ns * per_task);
+                 t.waiting_ns * per_task, static_cast<unsigned long long>(t.early),
+                 static_cast<unsigned long long>(t.early_across));
   }
 }
 
@@ -195,16 +197,31 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       seconds_per_byte_.store(0.8 * seconds_per_byte_.load(std::memory_order_relaxed) + 0.2 * sample,
                               std::memory_order_relaxed);
     }
+    // Launched behind its predecessors' kernels, here or on other devices: it waits for
+    // them on the device (its data's copies from other devices wait for their writers
+    // already), so it starts after all of them end, as if it had waited on the host.
+    bool behind_others = false;
+    if (task->early_released)
+      for (const auto &[device, done] : task->early_after)
+        if (!done->poll()) {
+          running.staging.ready.push_back(done);
+          behind_others = behind_others || device != static_cast<int>(space_) - 1;
+        }
     running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
+    task->early_after.clear();
     const std::uint64_t launched_ns = timing_ ? Observer::now_ns() : 0;
     if (in_order_) {
       // The tasks after this one may be launched behind it now: its writes are recorded, and
-      // its successors that can run here come to this device.
+      // its successors that can run here (or, across devices that wait for each other's
+      // kernels, anywhere of its kind) are released.
       directory_.commit_launched(running.data, running.staging, running.done);
+      task->launch_done = running.done;
       runtime_.device_task_launched(task, static_cast<int>(space_) - 1);
     }
     if (timing_) {
       ++timing_sums_.tasks;
+      timing_sums_.early += task->early_released ? 1 : 0;
+      timing_sums_.early_across += behind_others ? 1 : 0;
       timing_sums_.stage_ns += staged_ns - running.start_ns;
       timing_sums_.stage_lock_ns += running.staging.lock_wait_ns;
       timing_sums_.longest_stage_ns =

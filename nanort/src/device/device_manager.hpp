@@ -103,6 +103,7 @@ class DeviceManager {
     std::uint64_t tasks = 0, stage_ns = 0, launch_ns = 0, hand_on_ns = 0, complete_ns = 0,
                   waiting_ns = 0;  // polling or asleep with nothing done
     std::uint64_t stage_lock_ns = 0, longest_stage_ns = 0;  // of stage_ns
+    std::uint64_t early = 0, early_across = 0;  // launched behind running kernels (of others)
   };
   const bool timing_;
   Timing timing_sums_;

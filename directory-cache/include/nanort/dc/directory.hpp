@@ -123,6 +123,11 @@ class Directory {
   SpaceId space_count() const { return static_cast<SpaceId>(spaces_.size()); }
   MemorySpace &memory(SpaceId space) const { return *spaces_.at(space).memory; }
   std::size_t capacity(SpaceId space) const { return spaces_.at(space).capacity; }
+  // Copies from device space 'from' into device space 'to' go directly (CUDA peers, one
+  // OpenCL context), not through the host.
+  bool copies_directly(SpaceId from, SpaceId to) const {
+    return (spaces_.at(to).direct & bit(from)) != 0;
+  }
   void set_listener(CopyListener *listener) { listener_ = listener; }
 
   // Makes room for a task's accesses in 'space' and enqueues the copies of what it reads.
