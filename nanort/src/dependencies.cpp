@@ -150,6 +150,10 @@ void DependencyDomain::try_early(Task *task, ReadyList &ready) {
       task->early_device == kEarlyNever || task->pending != task->pending_launched)
     return;
   task->early_released = true;
+  // Launched behind kernels of other devices, it may end before their managers see them end
+  // and release it: it stays alive until its last predecessor did (release()). (Behind its
+  // own device's kernels it cannot: one manager sees them end in launch order.)
+  if (task->early_device == kEarlyAnyDevice) task->add_ref();
   ready.push_back(task);
 }
 
@@ -217,7 +221,10 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
                                    successor->early_device == kEarlyAnyDevice))
       --successor->pending_launched;
     if (--successor->pending == 0) {
-      if (!successor->early_released) make_ready(successor, ready);
+      if (!successor->early_released)
+        make_ready(successor, ready);
+      else if (successor->early_device == kEarlyAnyDevice)
+        successor->drop_ref();  // try_early's reference: no predecessor refers to it now
     } else {
       try_early(successor, ready);
     }

@@ -631,6 +631,7 @@ TEST_F(Domain, EarlyStartAcrossDevicesThatWaitForEachOther) {
   mark_launched(a);
   mark_launched(b);
   ReadyList ready;
+  const int refs = t->refs.load();
   domain_.launched(a, 0, ready);
   EXPECT_TRUE(ready.empty()) << "b is not launched yet";
   domain_.launched(b, 1, ready);
@@ -644,9 +645,12 @@ TEST_F(Domain, EarlyStartAcrossDevicesThatWaitForEachOther) {
   EXPECT_EQ(t->early_after[0].second, a->launch_done);
   EXPECT_EQ(t->early_after[1].first, 1);
   EXPECT_EQ(t->early_after[1].second, b->launch_done);
+  EXPECT_EQ(t->refs.load(), refs + 1) << "alive until a and b are released: it may end first";
   ready.clear();
   domain_.release(a, ready);
+  EXPECT_EQ(t->refs.load(), refs + 1);
   domain_.release(b, ready);
+  EXPECT_EQ(t->refs.load(), refs);
   EXPECT_TRUE(ready.empty()) << "handed out twice";
   EXPECT_EQ(t->pending, 0);
   EXPECT_EQ(t->pending_launched, 0);
