@@ -86,6 +86,10 @@ const std::vector<EnvVar> &environment_table() {
        "when a device's results go home: eager (as soon as a task ends that no submitted task "
        "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
        "flushing taskwait, all at once)"},
+      {"NANORT_DEVICE_LOOKAHEAD", "2",
+       "with several devices of a kind: tasks a device holds at once from the queue they share "
+       "(1 to 64; those launched behind its own kernels do not count); the others wait there for "
+       "whichever device frees up first, so that tasks of unequal cost even out"},
       {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
        "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "
@@ -232,6 +236,9 @@ Config read_config(std::vector<std::string> &warnings) {
 
   if (const char *v = std::getenv("NANORT_OPENCL_DEVICES")) config.opencl_devices = v;
   if (const char *v = std::getenv("NANORT_CUDA_DEVICES")) config.cuda_devices = v;
+  if (const char *v = std::getenv("NANORT_DEVICE_LOOKAHEAD"); v && *v)
+    config.device_lookahead =
+        static_cast<std::size_t>(parse_integer("NANORT_DEVICE_LOOKAHEAD", v, 1, 64));
   if (const char *v = std::getenv("NANORT_DEVICE_IN_FLIGHT"); v && std::strcmp(v, "auto") != 0)
     config.device_in_flight = static_cast<int>(parse_integer("NANORT_DEVICE_IN_FLIGHT", v, 1, 64));
   if (const char *v = std::getenv("NANORT_DEVICE_MEMORY"); v && *v)

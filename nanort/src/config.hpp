@@ -48,6 +48,7 @@ struct Config {
   bool opencl_context_per_device = true;
   std::string cuda_devices = "all";     // selection, see cuda_device.hpp
   int device_in_flight = 0;            // tasks staged or running per device; 0: by device kind
+  std::size_t device_lookahead = 2;    // NANORT_DEVICE_LOOKAHEAD
   std::vector<MemoryLimit> device_memory;  // later entries win
   int staging_threads = 0;                 // 0: auto (the logical CPUs, 2 to 16)
   std::size_t staging_chunk = std::size_t(16) << 20;  // bytes per pinned staging buffer

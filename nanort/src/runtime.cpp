@@ -905,15 +905,17 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t 
   if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
   // Even spread: past two tasks of its own, a device takes more only while no other device
   // of its kind holds fewer; else the first device to look would fill its whole in-flight
-  // window with independent tasks that another device could start now. And past
-  // kSharedLookahead it takes none: the rest go to whichever device frees up first, so that
-  // tasks of unequal cost (Julia's slices) even out by time, not by count.
+  // window with independent tasks that another device could start now. And holding
+  // NANORT_DEVICE_LOOKAHEAD tasks from this queue it takes none: the rest go to whichever
+  // device frees up first, so that tasks of unequal cost (Julia's slices) even out by time,
+  // not by count. (The tasks of its own queue, such as those launched behind its kernels, do
+  // not count: a chain of them goes on while the device takes other work.)
   // (managers_ is read only once every manager exists: the first ones run while the others
   // are made.)
   if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
     return device_queues_[kind]->pop(device);
   const double mine = managers_[manager]->load();
-  if (mine >= kSharedLookahead) return nullptr;
+  if (managers_[manager]->shared_load() >= config_.device_lookahead) return nullptr;
   if (mine >= 2)
     for (std::size_t m = 0; m < managers_.size(); ++m)
       if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)

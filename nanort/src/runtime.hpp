@@ -146,10 +146,6 @@ class Runtime {
   // The device kinds (bits) with two devices or more, every pair of which copies directly
   // (DependencyDomain::set_early_across_kinds).
   std::uint32_t early_across_kinds() const;
-  // Tasks (running, staged, or queued for it alone) past which a device takes none from its
-  // kind's shared queue while other devices of the kind exist: enough to keep two kernel
-  // streams busy and the next tasks' copies moving, few enough to balance by time.
-  static constexpr double kSharedLookahead = 4;
 
   bool run_one(int lane);
   void run_body(Task *task, int lane);

@@ -74,6 +74,7 @@ struct Task {
   int own_device = -1;          // the one device (manager number) it may run on, if chosen
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
+  bool from_shared_queue = false;  // a device's manager took it from its kind's queue
   int early_device = -1;  // or kEarlyAnyDevice: launched predecessors on several devices
   int pending_launched = 0;
   // The end of its kernel once launched (for successors launched behind it to wait for on

@@ -121,8 +121,12 @@ void DeviceManager::run() {
     const bool may_start = !held_ || progress || Observer::now_ns() >= held_retry_ns;
     while (may_start && running_.size() < in_flight_) {
       Task *task = held_ ? held_ : pop_early();
-      if (!task) task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
-      if (!task) break;
+      if (!task) {
+        task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
+        if (!task) break;
+        task->from_shared_queue = true;
+        shared_count_.fetch_add(1, std::memory_order_relaxed);
+      }
       held_ = nullptr;
       const Started started = start(task);
       if (started == Started::Busy) {
@@ -232,6 +236,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
   } catch (const std::exception &e) {
     if (accelerator_.is_fatal(e)) stop_program(task, e.what());
     if (staged) directory_.abandon(running.staging);
+    if (task->from_shared_queue) shared_count_.fetch_sub(1, std::memory_order_relaxed);
     fail(task, e.what(), running.start_ns);
     recycle(running);
     return Started::Failed;
@@ -288,6 +293,7 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
     failure = e.what();
   }
   directory_.finish(running.data, running.staging);
+  if (running.task->from_shared_queue) shared_count_.fetch_sub(1, std::memory_order_relaxed);
   if (!failure.empty()) {
     fail(running.task, failure, running.start_ns);
     return;

@@ -52,6 +52,8 @@ class DeviceManager {
   // dmda: seconds per byte of the copies into this device as staging them took (a moving
   // average over the tasks that copied at least 64 KiB; 16 GB/s until one did).
   double seconds_per_byte() const { return seconds_per_byte_.load(std::memory_order_relaxed); }
+  // Tasks it took from its kind's shared queue that have not ended (staged, running, or held).
+  std::size_t shared_load() const { return shared_count_.load(std::memory_order_relaxed); }
   // Tasks waiting in this device's own queue or running on it, for placement decisions.
   double load() const {
     return static_cast<double>(early_count_.load(std::memory_order_relaxed) +
@@ -113,6 +115,7 @@ class DeviceManager {
   SpinLock early_lock_;
   std::deque<Task *> early_;  // guarded by early_lock_
   std::atomic<std::size_t> early_count_{0};
+  std::atomic<std::size_t> shared_count_{0};  // shared_load()
   std::atomic<std::size_t> running_count_{0};  // running_.size(), for other threads
   std::atomic<std::int64_t> expected_work_ns_{0};
   std::atomic<double> seconds_per_byte_{1.0 / 16e9};
