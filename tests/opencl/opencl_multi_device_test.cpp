@@ -268,6 +268,39 @@ TEST_F(MultiDevice, StepsReadEveryDevicesResultsOfTheStepBefore) {
                              "(its producers take " << spins << " rounds per item)";
 }
 
+// NANORT_DEVICE_LOOKAHEAD=1 (its own ctest entry): a device holds one task of the shared queue
+// at a time, so while one device runs a long task the short ones submitted after it all go to
+// the other devices, whichever device took the long one.
+TEST_F(MultiDevice, BusyDeviceLeavesQueuedTasksToTheOthers) {
+  SKIP_UNLESS_LAZY_WRITE_BACK();
+  const char *lookahead = std::getenv("NANORT_DEVICE_LOOKAHEAD");
+  if (!lookahead || std::string(lookahead) != "1")
+    GTEST_SKIP() << "runs with NANORT_DEVICE_LOOKAHEAD=1";
+  constexpr int n = 4096, shorts = 6;
+  auto &x = data_.make<std::vector<std::vector<int>>>(1 + shorts, std::vector<int>(n, -1));
+  // About a second on a CPU device (PoCL), far longer than the short tasks together.
+  ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x[0].data(), 0, n, 200000})
+                .out(x[0].data(), n)
+                .ndrange({n}, {64})
+                .submit());
+  for (int k = 1; k <= shorts; ++k)
+    ASSERT_OK(Task(kSlowIota, SlowIotaArgs{x[k].data(), 1000 * k, n, 10})
+                  .out(x[k].data(), n)
+                  .ndrange({n}, {64})
+                  .submit());
+  ASSERT_OK(nanort_taskwait_noflush());
+  const SpaceId long_one = only_owner(x[0].data());
+  ASSERT_NE(long_one, SpaceId{0});
+  for (int k = 1; k <= shorts; ++k) {
+    const SpaceId owner = only_owner(x[k].data());
+    EXPECT_NE(owner, SpaceId{0}) << "short task " << k;
+    EXPECT_NE(owner, long_one) << "short task " << k << " waited behind the long one";
+  }
+  ASSERT_OK(nanort_taskwait());
+  for (int k = 1; k <= shorts; ++k)
+    for (int i = 0; i < n; i += 97) ASSERT_EQ(x[k][i], slow_iota_value(1000 * k, i, 10)) << k;
+}
+
 // nanort_task_set_device: each producer runs on the device it names, a chain placed on the
 // last device stays there, and a consumer placed on the first device reads from the others.
 TEST_F(MultiDevice, PlacedTasksRunOnTheirDevice) {

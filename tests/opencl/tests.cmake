@@ -110,10 +110,13 @@ nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_eag
       NANORT_WRITE_BACK=eager NANORT_OPENCL_CONTEXTS=platform)
 nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_eager ENV NANORT_WRITE_BACK=eager)
 # ... and, in one context, with the default tasks in flight (each step's tasks staged behind
-# the kernels of both devices), and with tasks launched early behind their own device's
+# the kernels of both devices); with one task of the shared queue per device at a time
+# (NANORT_DEVICE_LOOKAHEAD=1); and with tasks launched early behind their own device's
 # kernels only (NANORT_EARLY_LAUNCH=device).
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_in_flight
   ENV NANORT_OPENCL_DEVICES=all "POCL_DEVICES=pthread pthread" NANORT_OPENCL_CONTEXTS=platform)
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_lookahead1
+  ENV NANORT_OPENCL_DEVICES=all "POCL_DEVICES=pthread pthread" NANORT_DEVICE_LOOKAHEAD=1)
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_early_device
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_OPENCL_CONTEXTS=platform NANORT_EARLY_LAUNCH=device)
