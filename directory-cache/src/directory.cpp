@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <numeric>
 
 #include "parallel_memcpy.hpp"
@@ -31,6 +33,72 @@ std::string size_text(std::size_t bytes) {
 }
 
 }  // namespace
+
+// A copy made after the directory's lock is released (stage()): done once it was made, by the
+// thread that planned it, and the copy it made is done. Waiters sleep until it was made.
+class Directory::DeferredCompletion final : public Completion {
+ public:
+  void resolve(CompletionPtr made) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      made_ = std::move(made);
+      resolved_ = true;
+    }
+    ready_.notify_all();
+  }
+  void fail(std::exception_ptr error) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      error_ = std::move(error);
+      resolved_ = true;
+    }
+    ready_.notify_all();
+  }
+  // The copy it made, once made without error (else null).
+  CompletionPtr made() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return resolved_ && !error_ ? made_ : nullptr;
+  }
+  bool poll() override {
+    CompletionPtr made;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (!resolved_) return false;
+      if (error_) return true;  // wait() reports it
+      made = made_;
+    }
+    return made->poll();
+  }
+  void wait() override {
+    CompletionPtr made;
+    {
+      std::unique_lock<std::mutex> guard(mutex_);
+      ready_.wait(guard, [&] { return resolved_; });
+      if (error_) std::rethrow_exception(error_);
+      made = made_;
+    }
+    made->wait();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool resolved_ = false;
+  CompletionPtr made_;
+  std::exception_ptr error_;
+};
+
+// A copy between a device and the host that stage() planned and defer_through_host() set up,
+// to be made by run_deferred() without the directory's lock.
+struct Directory::DeferredCopy {
+  SpaceId device = kHost;  // the device end
+  bool to_host = false;    // device -> host, else host -> device
+  DeviceBuffer buffer;     // the device end's allocation (kept alive: 'done' is a user)
+  std::size_t offset = 0;
+  std::uintptr_t start = 0, end = 0;  // the host end
+  std::vector<CompletionPtr> after;
+  std::shared_ptr<DeferredCompletion> done;
+};
 
 // One copy to make, gathered from contiguous fragments with the same source and target.
 struct Directory::PlannedCopy {
@@ -357,10 +425,14 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
                                       const void *source, std::size_t bytes,
                                       Dependencies after) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      space.memory->is_page_locked(source, bytes) || !staging_ready(space))
+      space.memory->is_page_locked(source, bytes))
     return space.memory->write(target, offset, source, bytes, after);
-  // Host memory is read now, by the packer: a write-back into it still in flight comes first.
+  // Host memory is read now, by the packer: a write-back into it still in flight comes first
+  // (waited for before the staging buffers are taken: it may be a copy another thread makes
+  // through them).
   for (const CompletionPtr &earlier : after) earlier->wait();
+  std::lock_guard<std::mutex> staging_guard(space.staging_mutex);
+  if (!staging_ready(space)) return space.memory->write(target, offset, source, bytes, after);
   // Chunks go through the two staging buffers in turn: while one is copied to the device,
   // the next chunk is packed into the other.
   const std::size_t chunk = staging_chunk_for(bytes);
@@ -369,7 +441,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
     const std::size_t n = std::min(chunk, bytes - done);
     const int b = static_cast<int>(k % 2);
     if (space.staging_busy[b]) space.staging_busy[b]->wait();
-    packer_->copy(space.staging[b].host, static_cast<const char *>(source) + done, n);
+    pack(space.staging[b].host, static_cast<const char *>(source) + done, n);
     space.staging_busy[b] =
         space.memory->write(target, offset + done, space.staging[b].host, n, after);
     parts.push_back(space.staging_busy[b]);
@@ -381,8 +453,14 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
 CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::size_t offset,
                                      void *target, std::size_t bytes, Dependencies after) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      space.memory->is_page_locked(target, bytes) || !staging_ready(space))
+      space.memory->is_page_locked(target, bytes))
     return space.memory->read(source, offset, target, bytes, after);
+  // Copies another thread makes unlocked are waited for before the staging buffers are taken
+  // (they may need them).
+  for (const CompletionPtr &earlier : after)
+    if (dynamic_cast<DeferredCompletion *>(earlier.get())) earlier->wait();
+  std::lock_guard<std::mutex> staging_guard(space.staging_mutex);
+  if (!staging_ready(space)) return space.memory->read(source, offset, target, bytes, after);
   // Two chunks in flight into the staging buffers; each is unpacked once it arrived and its
   // buffer takes the chunk after next. Done on return.
   const std::size_t chunk = staging_chunk_for(bytes);
@@ -399,7 +477,7 @@ CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::siz
   for (std::size_t k = 0; k < count; ++k) {
     const int b = static_cast<int>(k % 2);
     space.staging_busy[b]->wait();
-    packer_->copy(static_cast<char *>(target) + k * chunk, space.staging[b].host, length(k));
+    pack(static_cast<char *>(target) + k * chunk, space.staging[b].host, length(k));
     if (k + 2 < count) start(k + 2);
   }
   return std::make_shared<DoneCompletion>();
@@ -418,8 +496,14 @@ bool Directory::staging_ready(Space &space) {
   for (int b = 0; b < 2; ++b)
     if (!space.staging[b].host) space.staging[b] = space.memory->allocate_pinned(options_.staging_chunk);
   space.staging_failed = !space.staging[0].host || !space.staging[1].host;
+  std::lock_guard<std::mutex> guard(packer_mutex_);
   if (!packer_) packer_ = std::make_unique<ParallelMemcpy>(options_.staging_threads);
   return !space.staging_failed;
+}
+
+void Directory::pack(void *target, const void *source, std::size_t bytes) {
+  std::lock_guard<std::mutex> guard(packer_mutex_);
+  packer_->copy(target, source, bytes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -598,15 +682,111 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
     });
     ++(hit ? space.counters.hits : space.counters.misses);
   }
-  for (const CompletionPtr &done : issue(to_host)) done->wait();
-  // Copies from the host wait for the write-backs into it still in flight (write_back); the
-  // copies to the host above are done.
-  for (PlannedCopy &copy : to_space)
-    std::erase_if(copy.after, [](const CompletionPtr &c) { return c->poll(); });
-  for (const PlannedCopy &copy : to_space) out.bytes_in += copy.end - copy.start;
-  for (CompletionPtr &done : issue(to_space)) out.ready.push_back(std::move(done));
+  // Copies through the host (no direct path from where the bytes are valid) are made after
+  // the lock is released: they wait for the device and the staging buffers, and the other
+  // devices' managers should not wait for them too.
+  std::vector<DeferredCopy> deferred;
+  try {
+    defer_through_host(to_host, to_space, deferred, out);
+    // Copies from the host wait for the write-backs into it still in flight (write_back).
+    for (PlannedCopy &copy : to_space)
+      std::erase_if(copy.after, [](const CompletionPtr &c) { return c->poll(); });
+    for (const PlannedCopy &copy : to_space) out.bytes_in += copy.end - copy.start;
+    for (CompletionPtr &done : issue(to_space)) out.ready.push_back(std::move(done));
+  } catch (...) {
+    // Recorded as made: whoever waits for them learns that they never will be.
+    for (DeferredCopy &job : deferred) job.done->fail(std::current_exception());
+    throw;
+  }
   tracked_.store(fragments_.size(), std::memory_order_release);
+  if (!deferred.empty()) {
+    guard.unlock();
+    run_deferred(deferred);
+    // The task waits for the copies made, which a backend may wait for on the device.
+    for (CompletionPtr &ready : out.ready)
+      if (auto *mine = dynamic_cast<DeferredCompletion *>(ready.get()))
+        if (CompletionPtr made = mine->made()) ready = std::move(made);
+  }
   return StageResult::Staged;
+}
+
+void Directory::defer_through_host(std::vector<PlannedCopy> &to_host,
+                                   std::vector<PlannedCopy> &to_space,
+                                   std::vector<DeferredCopy> &deferred, Staging &out) {
+  // Each copy is recorded now as if made (counters, the fragments' pending copies, the
+  // allocations' users), with a completion that the copy it makes later resolves: whoever
+  // reads those bytes meanwhile waits for it.
+  auto set_up = [&](const PlannedCopy &copy, SpaceId device, bool to_host_side) {
+    DeferredCopy job;
+    job.device = device;
+    job.to_host = to_host_side;
+    Allocation *allocation = to_host_side ? copy.source : copy.target;
+    job.buffer = allocation->buffer;
+    job.offset = copy.start - allocation->start;
+    job.start = copy.start;
+    job.end = copy.end;
+    job.after = copy.after;
+    job.done = std::make_shared<DeferredCompletion>();
+    const std::size_t bytes = copy.end - copy.start;
+    Space &space = spaces_[device];
+    if (listener_) listener_->copy_started(to_host_side ? device : kHost,
+                                           to_host_side ? kHost : device, bytes);
+    (to_host_side ? space.counters.bytes_to_host : space.counters.bytes_to_device) += bytes;
+    ++space.counters.copies;
+    forget_done(allocation->users);
+    allocation->users.push_back(job.done);
+    for (FragmentState *fragment : copy.fragments) {
+      if (to_host_side) {  // it waits for earlier write-backs of these bytes ('after')
+        std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
+        forget_done_pending(*fragment);
+      }
+      fragment->pending.emplace_back(to_host_side ? kHost : device, job.done);
+    }
+    deferred.push_back(std::move(job));
+  };
+  std::vector<std::pair<const FragmentState *, CompletionPtr>> read_out;
+  for (const PlannedCopy &copy : to_host) {
+    set_up(copy, copy.from, true);
+    for (const FragmentState *fragment : copy.fragments)
+      read_out.emplace_back(fragment, deferred.back().done);
+  }
+  to_host.clear();
+  // A copy into the device of bytes read out above, or of bytes another thread's deferred
+  // copy brings home, waits for that copy: it is made after it, unlocked too.
+  auto waits_for_deferred = [](const CompletionPtr &c) {
+    return dynamic_cast<DeferredCompletion *>(c.get()) && !c->poll();
+  };
+  std::erase_if(to_space, [&](PlannedCopy &copy) {
+    if (copy.from != kHost) return false;  // between devices, directly
+    for (const FragmentState *fragment : copy.fragments)
+      for (const auto &[read, done] : read_out)
+        if (read == fragment && std::find(copy.after.begin(), copy.after.end(), done) == copy.after.end())
+          copy.after.push_back(done);
+    if (std::none_of(copy.after.begin(), copy.after.end(), waits_for_deferred)) return false;
+    set_up(copy, copy.to, false);
+    out.ready.push_back(deferred.back().done);
+    out.bytes_in += copy.end - copy.start;
+    return true;
+  });
+}
+
+void Directory::run_deferred(std::vector<DeferredCopy> &deferred) {
+  // In planning order: reads out of devices before the copies into devices that wait for them.
+  for (DeferredCopy &job : deferred) {
+    try {
+      Space &space = spaces_[job.device];
+      const std::size_t bytes = job.end - job.start;
+      job.done->resolve(job.to_host
+                            ? read_staged(space, job.buffer, job.offset,
+                                          reinterpret_cast<void *>(job.start), bytes, job.after)
+                            : write_staged(space, job.buffer, job.offset,
+                                           reinterpret_cast<const void *>(job.start), bytes,
+                                           job.after));
+    } catch (...) {
+      // Whoever waits for it fails with this (the task's launch, a later reader).
+      job.done->fail(std::current_exception());
+    }
+  }
 }
 
 void Directory::finish(std::span<const DataAccess> accesses, Staging &staging) {

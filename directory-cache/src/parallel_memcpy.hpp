@@ -21,7 +21,7 @@ class ParallelMemcpy {
   ParallelMemcpy(const ParallelMemcpy &) = delete;
   ParallelMemcpy &operator=(const ParallelMemcpy &) = delete;
 
-  // Returns once all bytes are copied. One call at a time (the directory's lock).
+  // Returns once all bytes are copied. One call at a time (the directory's packer lock).
   void copy(void *target, const void *source, std::size_t bytes);
 
  private:

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -1018,6 +1019,81 @@ void run_concurrently(std::size_t capacity, int rounds) {
 }
 
 TEST(Directory, ConcurrentThreadsOnTwoDevices) { run_concurrently(std::size_t(1) << 20, 300); }
+
+// Two threads, one per device, in steps: each reads its own block and the other device's block
+// of the step before and writes its block of this step (as NBody's blocks on two GPUs of two
+// OpenCL contexts). The devices copy only through the host, in staging buffers: each thread's
+// copy out of the other device and into its own is made after stage() released the lock,
+// while the other thread does the same with the same two devices' buffers.
+TEST(Directory, StepsExchangeBlocksThroughTheHostFromTwoThreads) {
+  HostSpaceOptions options1 = device_options("staged1"), options2 = device_options("staged2");
+  options1.wants_staging = options2.wants_staging = true;
+  options1.copy_delay = options2.copy_delay = 100us;
+  CheckedSpace dev1(options1), dev2(options2);
+  DirectoryOptions directory_options;
+  directory_options.staging_chunk = 4096;  // blocks of 5 chunks each way
+  directory_options.staging_threshold = 0;
+  Directory directory({{&dev1}, {&dev2}}, directory_options);
+  constexpr std::size_t kBlock = 5000;
+  constexpr int kSteps = 40;
+  auto step_value = [](int own, int other, int step) {
+    return static_cast<int>(static_cast<unsigned>(own) * 31u + static_cast<unsigned>(other) +
+                            static_cast<unsigned>(step));
+  };
+  // x[b][d]: device d's block in buffer b; step s writes buffer s % 2.
+  std::vector<int> x[2][2];
+  for (int d = 0; d < 2; ++d) {
+    x[0][d] = iota_vector(kBlock, d * 1000000);
+    x[1][d].assign(kBlock, -1);
+  }
+  std::vector<int> ref[2] = {x[0][0], x[0][1]};
+  std::mutex step_mutex;  // a barrier between steps: a step reads what the one before wrote
+  std::condition_variable step_done;
+  int arrived = 0, generation = 0;
+  auto worker = [&](int d) {
+    const SpaceId space = d ? kDev2 : kDev1;
+    for (int s = 1; s <= kSteps; ++s) {
+      const int cur = s % 2, prev = 1 - cur;
+      const Accesses accesses{in(x[prev][d].data(), kBlock), in(x[prev][1 - d].data(), kBlock),
+                              out(x[cur][d].data(), kBlock)};
+      Staging staging;
+      while (directory.stage(space, accesses, staging) == StageResult::Busy)
+        std::this_thread::yield();
+      for (const CompletionPtr &ready : staging.ready) ready->wait();
+      const int *own = on_device<int>(staging, 0), *other = on_device<int>(staging, 1);
+      int *y = on_device<int>(staging, 2);
+      for (std::size_t i = 0; i < kBlock; ++i) y[i] = step_value(own[i], other[i], s);
+      directory.finish(accesses, staging);
+      std::unique_lock<std::mutex> guard(step_mutex);
+      const int mine = generation;
+      if (++arrived == 2) {
+        arrived = 0;
+        ++generation;
+        step_done.notify_all();
+      } else {
+        step_done.wait(guard, [&] { return generation != mine; });
+      }
+    }
+  };
+  std::thread first(worker, 0), second(worker, 1);
+  first.join();
+  second.join();
+  for (int s = 1; s <= kSteps; ++s) {
+    std::vector<int> next[2] = {ref[0], ref[1]};
+    for (int d = 0; d < 2; ++d)
+      for (std::size_t i = 0; i < kBlock; ++i) next[d][i] = step_value(ref[d][i], ref[1 - d][i], s);
+    ref[0] = next[0];
+    ref[1] = next[1];
+  }
+  directory.flush();
+  for (int d = 0; d < 2; ++d) EXPECT_TRUE(same_values(x[kSteps % 2][d], ref[d])) << "device " << d;
+  EXPECT_EQ(dev1.violations() + dev2.violations(), 0u);
+  for (SpaceId space : {kDev1, kDev2}) {
+    EXPECT_GE(directory.counters(space).bytes_to_host, kSteps / 2 * kBlock * sizeof(int))
+        << "the blocks crossed through the host";
+    EXPECT_EQ(directory.counters(space).bytes_from_peer, 0u);
+  }
+}
 
 // Room for one array and a half per device: two threads per device evict each other's data
 // and get Busy while the other's task holds its memory.

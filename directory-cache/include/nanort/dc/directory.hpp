@@ -188,12 +188,17 @@ class Directory {
     SpaceMask direct = 0;  // spaces that copy into this one directly
     int pinned = 0;        // allocations held by staged tasks
     TransferCounters counters;
-    PinnedBuffer staging[2];  // made at the first large copy
+    // The staging buffers, made at the first large copy, and what uses them: guarded by
+    // staging_mutex (copies through the host run outside the directory's lock, stage()).
+    std::mutex staging_mutex;
+    PinnedBuffer staging[2];
     CompletionPtr staging_busy[2];
     bool staging_failed = false;
   };
 
   struct PlannedCopy;
+  struct DeferredCopy;
+  class DeferredCompletion;
 
   bool stage_in_place(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
   // The allocation for [start, end), which covers the allocations it overlaps; when their
@@ -225,7 +230,12 @@ class Directory {
                              const void *source, std::size_t bytes, Dependencies after);
   CompletionPtr read_staged(Space &space, DeviceBuffer source, std::size_t offset, void *target,
                             std::size_t bytes, Dependencies after);
-  bool staging_ready(Space &space);
+  bool staging_ready(Space &space);  // with space.staging_mutex held
+  void pack(void *target, const void *source, std::size_t bytes);  // by the packer threads
+  // Copies through the host planned by stage(), done after it unlocks (see there).
+  void defer_through_host(std::vector<PlannedCopy> &to_host, std::vector<PlannedCopy> &to_space,
+                          std::vector<DeferredCopy> &jobs, Staging &out);
+  void run_deferred(std::vector<DeferredCopy> &jobs);
   std::size_t staging_chunk_for(std::size_t bytes) const;  // bytes per chunk of one copy
   static std::vector<CompletionPtr> pending_of(const FragmentState &fragment, SpaceId space);
   static void forget_done_pending(FragmentState &fragment);
@@ -241,6 +251,7 @@ class Directory {
   std::atomic<std::size_t> tracked_{0};  // fragments_.size(), readable without the lock
   std::uint64_t tick_ = 0;               // LRU clock
   CopyListener *listener_ = nullptr;
+  std::mutex packer_mutex_;                 // one copy at a time (after staging_mutex)
   std::unique_ptr<ParallelMemcpy> packer_;  // made with the first staging buffers
 };
 
