@@ -1089,6 +1089,12 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
                         static_cast<double>(nanoseconds) * 1e-9);
 }
 
+std::size_t Runtime::shared_load(std::size_t index) const {
+  return managers_ready_.load(std::memory_order_acquire) && index < managers_.size()
+             ? managers_[index]->shared_load()
+             : 0;
+}
+
 std::uint32_t Runtime::early_across_kinds() const {
   std::uint32_t kinds = 0;
   for (int kind = 0; kind < NANORT_DEVICE_KIND_COUNT; ++kind) {

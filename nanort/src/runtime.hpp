@@ -126,6 +126,9 @@ class Runtime {
   // Device tasks released before their predecessors' kernels on several devices ended
   // (NANORT_EARLY_LAUNCH=across), since the start: for tests.
   std::uint64_t early_across_releases() const { return early_across_releases_.load(); }
+  // Tasks device 'index' (as accelerators() numbers them) holds from its kind's shared queue
+  // now (NANORT_DEVICE_LOOKAHEAD): for tests.
+  std::size_t shared_load(std::size_t index) const;
 
  private:
   Runtime();
