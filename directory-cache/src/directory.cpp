@@ -375,50 +375,52 @@ std::vector<CompletionPtr> Directory::issue(std::vector<PlannedCopy> &copies, bo
   std::vector<CompletionPtr> issued;
   for (PlannedCopy &copy : copies) {
     const std::size_t bytes = copy.end - copy.start;
-    if (listener_) listener_->copy_started(copy.from, copy.to, bytes);
     CompletionPtr done;
     if (copy.from == kHost) {
-      Space &target = spaces_[copy.to];
-      done = write_staged(target, copy.target->buffer, copy.start - copy.target->start,
+      done = write_staged(spaces_[copy.to], copy.target->buffer, copy.start - copy.target->start,
                           reinterpret_cast<const void *>(copy.start), bytes, copy.after);
-      target.counters.bytes_to_device += bytes;
-      ++target.counters.copies;
     } else if (copy.to == kHost) {
-      Space &source = spaces_[copy.from];
-      done = read_staged(source, copy.source->buffer, copy.start - copy.source->start,
+      done = read_staged(spaces_[copy.from], copy.source->buffer, copy.start - copy.source->start,
                          reinterpret_cast<void *>(copy.start), bytes, copy.after);
-      source.counters.bytes_to_host += bytes;
-      ++source.counters.copies;
     } else {
       Space &source = spaces_[copy.from], &target = spaces_[copy.to];
       done = target.memory->copy_from(*source.memory, copy.source->buffer,
                                       copy.start - copy.source->start, copy.target->buffer,
                                       copy.start - copy.target->start, bytes, copy.after);
-      target.counters.bytes_from_peer += bytes;
-      ++target.counters.copies;
     }
-    // Neither end's buffer may be freed before the copy is done.
-    for (Allocation *end : {copy.source, copy.target})
-      if (end) {
-        forget_done(end->users);
-        end->users.push_back(done);
-      }
-    if (copy.to != kHost) {
-      for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
-    } else if (host_pending) {
-      // The host's copy counts as valid now; this copy waits for any earlier write-back of
-      // the same bytes, so it alone needs keeping.
-      for (FragmentState *fragment : copy.fragments) {
-        std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
-        forget_done_pending(*fragment);
-        fragment->pending.emplace_back(kHost, done);
-        fragment->valid |= bit(kHost);
-      }
-    }
+    record_copy(copy, done, host_pending);
     issued.push_back(std::move(done));
   }
   copies.clear();
   return issued;
+}
+
+void Directory::record_copy(const PlannedCopy &copy, const CompletionPtr &done, bool host_pending) {
+  const std::size_t bytes = copy.end - copy.start;
+  if (listener_) listener_->copy_started(copy.from, copy.to, bytes);
+  Space &counted = spaces_[copy.to == kHost ? copy.from : copy.to];
+  (copy.from == kHost ? counted.counters.bytes_to_device
+   : copy.to == kHost ? counted.counters.bytes_to_host
+                      : counted.counters.bytes_from_peer) += bytes;
+  ++counted.counters.copies;
+  // Neither end's buffer may be freed before the copy is done.
+  for (Allocation *end : {copy.source, copy.target})
+    if (end) {
+      forget_done(end->users);
+      end->users.push_back(done);
+    }
+  if (copy.to != kHost) {
+    for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
+  } else if (host_pending) {
+    // The host's copy counts as valid now; this copy waits for any earlier write-back of
+    // the same bytes, so it alone needs keeping.
+    for (FragmentState *fragment : copy.fragments) {
+      std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
+      forget_done_pending(*fragment);
+      fragment->pending.emplace_back(kHost, done);
+      fragment->valid |= bit(kHost);
+    }
+  }
 }
 
 CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::size_t offset,
@@ -720,28 +722,14 @@ void Directory::defer_through_host(std::vector<PlannedCopy> &to_host,
     DeferredCopy job;
     job.device = device;
     job.to_host = to_host_side;
-    Allocation *allocation = to_host_side ? copy.source : copy.target;
+    const Allocation *allocation = to_host_side ? copy.source : copy.target;
     job.buffer = allocation->buffer;
     job.offset = copy.start - allocation->start;
     job.start = copy.start;
     job.end = copy.end;
     job.after = copy.after;
     job.done = std::make_shared<DeferredCompletion>();
-    const std::size_t bytes = copy.end - copy.start;
-    Space &space = spaces_[device];
-    if (listener_) listener_->copy_started(to_host_side ? device : kHost,
-                                           to_host_side ? kHost : device, bytes);
-    (to_host_side ? space.counters.bytes_to_host : space.counters.bytes_to_device) += bytes;
-    ++space.counters.copies;
-    forget_done(allocation->users);
-    allocation->users.push_back(job.done);
-    for (FragmentState *fragment : copy.fragments) {
-      if (to_host_side) {  // it waits for earlier write-backs of these bytes ('after')
-        std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
-        forget_done_pending(*fragment);
-      }
-      fragment->pending.emplace_back(to_host_side ? kHost : device, job.done);
-    }
+    record_copy(copy, job.done, true);
     deferred.push_back(std::move(job));
   };
   std::vector<std::pair<const FragmentState *, CompletionPtr>> read_out;

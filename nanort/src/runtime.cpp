@@ -461,14 +461,11 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     if (task->early_released && task->early_device >= 0) {
       // Behind its predecessors' kernels on that device.
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
-    } else if (task->early_released && task->own_device < 0) {
-      // Behind kernels of several devices: any device of its kind waits for them.
-      early_across_releases_.fetch_add(1, std::memory_order_relaxed);
-      device_queues_[task->impl->device]->push(task);
-      for (const auto &manager : managers_) manager->notify();
     } else if (task->own_device >= 0) {
       managers_[static_cast<std::size_t>(task->own_device)]->push_own(task);
     } else if (is_device_task(task)) {
+      // (Released behind kernels of several devices: any device of its kind waits for them.)
+      if (task->early_released) early_across_releases_.fetch_add(1, std::memory_order_relaxed);
       const nanort_device_kind kind = static_cast<nanort_device_kind>(task->impl->device);
       device_queues_[kind]->push(task);
       for (const auto &manager : managers_) manager->notify();

@@ -75,7 +75,7 @@ struct Task {
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
   bool from_shared_queue = false;  // a device's manager took it from its kind's queue
-  int early_device = -1;  // or kEarlyAnyDevice: launched predecessors on several devices
+  int early_device = kEarlyNone;
   int pending_launched = 0;
   // The end of its kernel once launched (for successors launched behind it to wait for on
   // their device); dropped when its dependences are released.

@@ -225,6 +225,9 @@ class Directory {
   // host_pending: copies into the host are not waited for by the caller, and are recorded as
   // pending on their fragments (write_back).
   std::vector<CompletionPtr> issue(std::vector<PlannedCopy> &copies, bool host_pending = false);
+  // What issuing 'copy' changes here, 'done' completing it: counters, the allocations' users
+  // and the fragments' pending copies (issue(); copies made after unlocking, stage()).
+  void record_copy(const PlannedCopy &copy, const CompletionPtr &done, bool host_pending);
   bool goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uintptr_t end);
   CompletionPtr write_staged(Space &space, DeviceBuffer target, std::size_t offset,
                              const void *source, std::size_t bytes, Dependencies after);
