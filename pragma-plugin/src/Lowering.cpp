@@ -639,7 +639,7 @@ std::string Lowerer::prelude() const {
          "    fprintf(stderr, \"nanort: %s:%d: task '%s' has a device(cuda) version, but the "
          "program holds no CUDA kernels: give the .cu files to nanocc or nanocxx (or to "
          "nanort_annotate's CUDA argument)\\n\", nanort_file, nanort_line, nanort_task);\n"
-         "    abort();\n  }\n}\n";
+         "    exit(1);\n  }\n}\n";
   }
   if (!SourceKernels.empty()) {
     // The kernels defined in this file, in their order: one OpenCL program.

@@ -18,29 +18,42 @@ set(NANORT_MPI_TEST_ENV
 foreach(ranks 2 4)
   foreach(workers 1 2)
     set(name mpi.tasks.ranks${ranks}.workers${workers})
-    add_test(NAME ${name}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} $<TARGET_FILE:mpi_tasks>)
+    # mpiexec fails when any rank does; rank 0 prints the success line.
+    nanort_add_checked_test(NAME ${name} EXPECT "all results correct"
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} $<TARGET_FILE:mpi_tasks>)
     set_tests_properties(${name} PROPERTIES
-      ENVIRONMENT "${NANORT_MPI_TEST_ENV};NANORT_CPU_WORKERS=${workers}"
-      PASS_REGULAR_EXPRESSION "all results correct" FAIL_REGULAR_EXPRESSION "FAILED")
+      ENVIRONMENT "${NANORT_MPI_TEST_ENV};NANORT_CPU_WORKERS=${workers}")
     nanort_test_properties(mpi ${name})
   endforeach()
 endforeach()
+
+# The checker fails a run where one rank exits 1 after rank 0 printed its success line.
+find_package(MPI COMPONENTS C REQUIRED)  # its imported targets are local to nanort-mpi/
+add_executable(mpi_planted_rank_failure mpi/planted_rank_failure.c)
+target_link_libraries(mpi_planted_rank_failure PRIVATE MPI::MPI_C)
+nanort_add_checked_test(NAME checker.catches_a_rank_that_exits_1
+  STATUS 1 NO_REJECT
+  EXPECT "all results correct.*FAILED \\(check_run.py\\): exit status [1-9]"
+  COMMAND ${Python3_EXECUTABLE} ${NANORT_CHECK_RUN} --expect "all results correct" --
+          ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_planted_rank_failure>)
+set_tests_properties(checker.catches_a_rank_that_exits_1 PROPERTIES
+  ENVIRONMENT "${NANORT_MPI_TEST_ENV}")
+nanort_test_properties(mpi checker.catches_a_rank_that_exits_1)
+set_tests_properties(checker.catches_a_rank_that_exits_1 PROPERTIES LABELS "mpi;checker")
 
 # Annotated C with MPI, built both ways (nanocc with mpicc as host compiler; mpicc with nanocc
 # as its compiler) and run on 2 ranks with one CPU worker each (needs the plugin).
 if(NANORT_BUILD_PLUGIN AND MPI_C_COMPILER)
   foreach(mode nanocc-over-mpicc mpicc-over-nanocc)
     set(name mpi.annotated.${mode})
-    add_test(NAME ${name}
-             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/annotated_mpi.sh ${mode}
-                     ${PROJECT_BINARY_DIR}/pragma-plugin/nanocc ${MPI_C_COMPILER}
-                     ${MPIEXEC_EXECUTABLE} 2 $<TARGET_FILE_DIR:nanort_mpi>
-                     ${CMAKE_CURRENT_SOURCE_DIR}/mpi/annotated_allgather.c
-                     ${CMAKE_CURRENT_BINARY_DIR}/mpi/${mode}/annotated_allgather)
+    nanort_add_checked_test(NAME ${name} EXPECT "all results correct"
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/annotated_mpi.sh ${mode}
+              ${PROJECT_BINARY_DIR}/pragma-plugin/nanocc ${MPI_C_COMPILER}
+              ${MPIEXEC_EXECUTABLE} 2 $<TARGET_FILE_DIR:nanort_mpi>
+              ${CMAKE_CURRENT_SOURCE_DIR}/mpi/annotated_allgather.c
+              ${CMAKE_CURRENT_BINARY_DIR}/mpi/${mode}/annotated_allgather)
     set_tests_properties(${name} PROPERTIES
-      ENVIRONMENT "${NANORT_MPI_TEST_ENV};NANORT_CPU_WORKERS=1"
-      PASS_REGULAR_EXPRESSION "all results correct" FAIL_REGULAR_EXPRESSION "FAILED")
+      ENVIRONMENT "${NANORT_MPI_TEST_ENV};NANORT_CPU_WORKERS=1")
     nanort_test_properties(mpi ${name})
     set_tests_properties(${name} PROPERTIES LABELS "mpi;plugin")
   endforeach()
