@@ -24,6 +24,14 @@ module=$(sed -n 's/^ *include("\(.*GoogleTestAddTests.cmake\)")$/\1/p' "$build"/
 if [ -n "$module" ] && [ ! -e "$module" ] && [ -e "$libs/GoogleTestAddTests.cmake" ]; then
   mkdir -p "$(dirname "$module")" && cp "$libs/GoogleTestAddTests.cmake" "$module"
 fi
+# A GPU machine must have its backends: every program of the tests fails at start, with the
+# backend's error, where CUDA or NVIDIA's OpenCL does not come up, instead of skipping
+# (NANORT_REQUIRE, docs/configuration.md). Set NANORT_REQUIRE beforehand to require otherwise.
+if [ -z "${NANORT_REQUIRE+x}" ] && command -v nvidia-smi >/dev/null; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  if [ "$gpus" -gt 0 ]; then export NANORT_REQUIRE="cuda:$gpus,opencl-gpu:$gpus"; fi
+fi
+echo "NANORT_REQUIRE=${NANORT_REQUIRE:-}" > "$out/require.txt"
 # Tests at once: NVIDIA GPUs in an exclusive compute mode take one process at a time.
 jobs=${CTEST_JOBS:-4}
 

@@ -37,8 +37,10 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define NANORT_API __attribute__((visibility("default")))
+#define NANORT_NORETURN __attribute__((noreturn))
 #else
 #define NANORT_API
+#define NANORT_NORETURN
 #endif
 
 /* ---------------------------------------------------------------------------------------- */
@@ -67,8 +69,21 @@ NANORT_API const char *nanort_status_string(nanort_status status);
 NANORT_API nanort_status nanort_init(void);
 /* Waits for every task, flushes device data, prints statistics, writes the trace and stops
  * the workers. Runs at exit if the program did not call it. Calls after it restart nothing
- * and return NANORT_ERROR_INVALID_ARGUMENT. */
+ * and return NANORT_ERROR_INVALID_ARGUMENT. Returns NANORT_ERROR_TASK_FAILED when task
+ * failures were left that no taskwait collected (they are listed on stderr); at exit, such
+ * failures make the exit status 1.
+ *
+ * A malformed NANORT_* variable (or NANORT_REQUIRE not met) ends the program when the runtime
+ * starts, at the first call, with a message naming the variable and exit status 1. */
 NANORT_API nanort_status nanort_shutdown(void);
+
+/* Ends the program with exit 'status' after a failure the program does not go on from (the
+ * lowered code of a failing taskwait in C calls it with 1). Statistics (NANORT_STATS) and the
+ * trace (NANORT_TRACE) are written first. Outside tasks it is exit(status): the runtime stops
+ * in order at exit, waiting for the tasks of other threads. Inside a task the other tasks are
+ * not waited for (they may wait for this one): statistics and trace of what ran so far, then
+ * _Exit(status). */
+NANORT_API NANORT_NORETURN void nanort_exit(int status);
 
 NANORT_API int nanort_abi_version(void);
 NANORT_API const char *nanort_version_string(void);
@@ -225,6 +240,20 @@ NANORT_API void nanort_task_set_device(nanort_task *task, nanort_device_kind kin
  * score that is not a positive number. */
 NANORT_API nanort_status nanort_set_affinity(const char *task, const char *place, double score);
 
+/* Inside a task's body: the task has failed. 'message' says how (copied; the report reads
+ * "task 'label' (file:line) <message>"). 'payload' (may be NULL) is kept with the failure for
+ * the thread whose taskwait collects it (nanort_take_failure_payload), else destroyed with
+ * destroy(payload): the C++ header passes the task's exception this way, so that taskwait
+ * rethrows it. The body should return after the call; its successors are not run (see
+ * nanort_taskwait). NANORT_ERROR_INVALID_ARGUMENT outside a task's body (the payload is
+ * destroyed). */
+NANORT_API nanort_status nanort_task_fail(const char *message, void *payload,
+                                          void (*destroy)(void *));
+/* After a taskwait of this thread returned NANORT_ERROR_TASK_FAILED: the payload of the first
+ * collected failure that had one (ownership passes to the caller), or NULL. Only the last
+ * taskwait's payload is kept: the next taskwait destroys one not taken. */
+NANORT_API void *nanort_take_failure_payload(void);
+
 /* Hands the task to the runtime and consumes the handle, whatever the outcome. Fails with
  * NANORT_ERROR_NO_DEVICE when no device can run any implementation of the task. */
 NANORT_API nanort_status nanort_task_submit(nanort_task *task);
@@ -278,7 +307,13 @@ NANORT_API nanort_status nanort_host_unregister(void *address);
 
 /* Waits for every child of the calling task (or of the calling thread, outside tasks) and
  * makes host memory current. Returns NANORT_ERROR_TASK_FAILED if a child failed since the
- * last taskwait; nanort_last_error() then names each failed task and its pragma location. */
+ * last taskwait; nanort_last_error() then names each failed task and its pragma location.
+ *
+ * After a failure: the tasks ordered after the failed one (those that access its data after
+ * it, directly or through other such tasks, until this taskwait) are not run, and each is
+ * reported as "task 'b' (f.c:9) was not run: it depends on task 'a' (f.c:3), which failed".
+ * The others run. The program may go on: tasks created after the taskwait run as usual. (The
+ * pragma taskwait in C ends the program instead, with exit status 1; in C++ it throws.) */
 NANORT_API nanort_status nanort_taskwait(void);
 /* The same, but device copies stay where they are (host memory may be stale). */
 NANORT_API nanort_status nanort_taskwait_noflush(void);

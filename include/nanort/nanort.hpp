@@ -1,44 +1,45 @@
 // nanort for C++ without pragmas: tasks from lambdas, with accesses named fluently.
 //
 //     nanort::task("axpy").in(x, n).inout(y, n).spawn([=] { axpy(n, a, x, y); });
-//     nanort::taskwait();   // throws nanort::task_error if a task threw
+//     nanort::taskwait();   // rethrows the exception of a task that threw
 //
 // Lambdas are moved into the task's argument block, so captures of any type work; their
-// destructor runs when the task is done.
+// destructor runs when the task is done. Needs C++17 or later.
+//
+// Errors: a call the runtime refuses throws nanort::task_error. taskwait() after a failed
+// task throws the first failed task's own exception if it threw one (its type, as thrown),
+// else nanort::task_error; nanort_last_error() names every failed task and its location.
 #pragma once
 
+#include <nanort/error.hpp>
 #include <nanort/nanort.h>
 
 #include <cstddef>
 #include <new>
-#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if __cplusplus >= 202002L && __has_include(<source_location>)
+#include <source_location>
+#define NANORT_HAVE_SOURCE_LOCATION 1
+#endif
+
 namespace nanort {
 
-// A failure reported by the runtime: a task that threw, a task no device can run, ...
-class task_error : public std::runtime_error {
- public:
-  task_error(nanort_status status, const std::string &what)
-      : std::runtime_error(what), status_(status) {}
-  nanort_status status() const noexcept { return status_; }
-
- private:
-  nanort_status status_;
-};
-
 namespace detail {
-inline void check(nanort_status status) {
-  if (status != NANORT_SUCCESS) throw task_error(status, nanort_last_error());
+inline void check(nanort_status status) { raise(status); }
+
+template <class F>
+void call_callable(void *args) {
+  (*static_cast<F *>(args))();
 }
 
 template <class F>
 void run_callable(void *args) {
-  (*static_cast<F *>(args))();
+  run_guarded(&call_callable<F>, args);
 }
 
 template <class F>
@@ -59,9 +60,16 @@ struct callable_site {
 
 class task {
  public:
+  // The task's location is where it is made (for messages, statistics and traces).
+#ifdef NANORT_HAVE_SOURCE_LOCATION
   explicit task(const char *label = nullptr,
                 std::source_location where = std::source_location::current())
       : label_(label), file_(where.file_name()), line_(static_cast<int>(where.line())) {}
+#else  // C++17: the compilers' builtins (GCC, Clang)
+  explicit task(const char *label = nullptr, const char *file = __builtin_FILE(),
+                int line = __builtin_LINE())
+      : label_(label), file_(file), line_(line) {}
+#endif
 
   // Element counts, not bytes.
   template <class T>

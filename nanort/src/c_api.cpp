@@ -36,8 +36,6 @@ nanort_status guarded(Body &&body) {
     return fail(NANORT_ERROR_NO_DEVICE, e.what());
   } catch (const nanort::rt::TaskFailedError &e) {
     return fail(NANORT_ERROR_TASK_FAILED, e.what());
-  } catch (const nanort::rt::ConfigError &e) {
-    return fail(NANORT_ERROR_INVALID_ARGUMENT, std::string("nanort configuration: ") + e.what());
   } catch (const std::logic_error &e) {
     return fail(NANORT_ERROR_INVALID_ARGUMENT, e.what());
   } catch (const std::bad_alloc &) {
@@ -86,6 +84,17 @@ nanort_status nanort_init(void) {
     return NANORT_SUCCESS;
   });
 }
+
+void nanort_exit(int status) { Runtime::exit_after_failure(status); }
+
+nanort_status nanort_task_fail(const char *message, void *payload, void (*destroy)(void *)) {
+  return guarded([&] {
+    Runtime::fail_current_task(message, payload, destroy);
+    return NANORT_SUCCESS;
+  });
+}
+
+void *nanort_take_failure_payload(void) { return Runtime::take_failure_payload(); }
 
 nanort_status nanort_shutdown(void) {
   return guarded([] {

@@ -97,6 +97,12 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_STAGING_THREADS", "auto",
        "threads copying between ordinary host memory and the pinned staging buffers of GPUs "
        "(1 to 64); auto: the logical CPUs, at least 2 and at most 16 (they sleep between copies)"},
+      {"NANORT_REQUIRE", "(none)",
+       "devices this machine must have, e.g. cuda:2,opencl-gpu:2 (cuda: NVIDIA GPUs through "
+       "CUDA, opencl: OpenCL devices of any type, opencl-gpu: OpenCL GPUs; a kind alone means "
+       "1): the program stops at start, with the backend's error, when fewer are found or one "
+       "chosen by NANORT_CUDA_DEVICES / NANORT_OPENCL_DEVICES cannot be opened (for test "
+       "scripts and jobs that must not quietly run without their GPUs)"},
       {"NANORT_STAGING_CHUNK", "16M",
        "bytes of each of the two pinned staging buffers per device (64K to 1G); a copy moves in "
        "chunks of a quarter of its size, at least 1M, at most this"},
@@ -189,6 +195,34 @@ void parse_power(const std::string &text, Config &config) {
   }
 }
 
+// NANORT_REQUIRE: KIND[:N],...
+std::vector<DeviceRequirement> parse_requirements(const std::string &text) {
+  std::vector<DeviceRequirement> requirements;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const std::size_t colon = item.find(':');
+    DeviceRequirement requirement{item.substr(0, colon), 1};
+    bool ok = requirement.kind == "cuda" || requirement.kind == "opencl" ||
+              requirement.kind == "opencl-gpu";
+    if (ok && colon != std::string::npos) {
+      const std::string number = item.substr(colon + 1);
+      ok = !number.empty() && number.size() <= 4 &&
+           number.find_first_not_of("0123456789") == std::string::npos;
+      if (ok) requirement.count = std::stoi(number);
+      ok = ok && requirement.count >= 1;
+    }
+    if (!ok)
+      throw ConfigError("NANORT_REQUIRE='" + text + "': '" + item +
+                        "' is not KIND or KIND:N with KIND one of cuda, opencl, opencl-gpu and "
+                        "N a number of devices from 1");
+    requirements.push_back(requirement);
+  }
+  return requirements;
+}
+
 }  // namespace
 
 std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::string &device,
@@ -210,8 +244,8 @@ Config read_config(std::vector<std::string> &warnings) {
       std::string known;
       for (const SchedulerInfo &info : scheduler_policies())
         known += std::string(known.empty() ? "" : ", ") + info.name;
-      throw ConfigError(std::string("NANORT_SCHEDULER='") + v + "' names no policy; known: " +
-                        known);
+      throw ConfigError(std::string("NANORT_SCHEDULER='") + v + "' names no policy (known: " +
+                        known + ")");
     }
     config.scheduler = v;
   }
@@ -284,6 +318,7 @@ Config read_config(std::vector<std::string> &warnings) {
     config.energy_rate = rate;
   }
   if (const char *v = std::getenv("NANORT_POWER"); v && *v) parse_power(v, config);
+  if (const char *v = std::getenv("NANORT_REQUIRE"); v && *v) config.require = parse_requirements(v);
 
   for (char **entry = environ; entry && *entry; ++entry) {
     if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;

@@ -33,6 +33,12 @@ struct MemoryLimit {
 std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::string &device,
                              std::size_t memory);
 
+// NANORT_REQUIRE: devices this machine must have, by kind ("cuda", "opencl", "opencl-gpu").
+struct DeviceRequirement {
+  std::string kind;
+  int count = 1;
+};
+
 struct Config {
   int cpu_workers = 0;               // 0: one per logical CPU
   std::string scheduler = "breadth-first";
@@ -59,6 +65,7 @@ struct Config {
   // Watts of a busy place for the energy policy (per CPU worker, per OpenCL device, per CUDA
   // GPU until NVML has measured it).
   double smp_watts = 10, opencl_watts = 100, cuda_watts = 300;
+  std::vector<DeviceRequirement> require;  // NANORT_REQUIRE
 };
 
 class ConfigError : public std::runtime_error {

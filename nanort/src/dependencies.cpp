@@ -10,6 +10,13 @@ namespace {
 bool joinable(nanort_access_mode mode) {
   return mode == NANORT_IN || mode == NANORT_CONCURRENT || mode == NANORT_COMMUTATIVE;
 }
+// Whether tasks ordered after 'task' must not run: it failed, or was not run itself.
+bool poisons(const Task *task) { return task->failed || task->not_run_after; }
+void mark_not_run(Task *successor, const Task *predecessor) {
+  if (successor->not_run_after || successor->early_released) return;
+  successor->not_run_after = std::make_unique<std::string>(
+      predecessor->describe() + (predecessor->failed ? ", which failed" : ", which was not run"));
+}
 // A group of readers can grow without bound; past this size, members that are done are
 // dropped when the next one joins.
 constexpr std::size_t kPruneEvery = 64;
@@ -73,7 +80,7 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
         if (current.members.empty() || current.members.back() != task) {
           if (current.members.size() % kPruneEvery == kPruneEvery - 1) {
             current.members.erase_if([](Task *member) {
-              if (!member->released) return false;
+              if (!member->released || poisons(member)) return false;
               member->drop_ref();
               return true;
             });
@@ -100,7 +107,13 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
 }
 
 void DependencyDomain::link(Task *predecessor, Task *successor) {
-  if (predecessor == successor || predecessor->released) return;
+  if (predecessor == successor) return;
+  if (predecessor->released) {
+    // Done already; a failed one stays in the domain until the taskwait, so that every task
+    // ordered after it is not run, whenever it was submitted.
+    if (poisons(predecessor)) mark_not_run(successor, predecessor);
+    return;
+  }
   // All edges into one successor are added in one go, so a duplicate is always the last one.
   if (!predecessor->successors.empty() && predecessor->successors.back() == successor) return;
   predecessor->successors.push_back(successor);
@@ -215,7 +228,12 @@ bool DependencyDomain::has_successors(const Task *task) {
 void DependencyDomain::release(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   task->released = true;
+  // A failed task's successors, and theirs in turn, are not run: they would compute on data
+  // the failure left undefined (docs/devices.md, "Errors"). (One launched behind its kernel
+  // already waits for it on the device and fails with it there.)
+  const bool failed = poisons(task);
   for (Task *successor : task->successors) {
+    if (failed) mark_not_run(successor, task);
     // (Every launched predecessor was counted, unless the successor can never go early.)
     if (task->launched_on >= 0 && (successor->early_device == task->launched_on ||
                                    successor->early_device == kEarlyAnyDevice))
@@ -251,7 +269,7 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
         const auto &members = fragment.current.members;
         if (!members.empty() && !members.back()->released) return false;  // the usual case
         for (Task *member : members)
-          if (!member->released) return false;
+          if (!member->released || poisons(member)) return false;
         return true;
       });
     });

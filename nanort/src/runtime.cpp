@@ -51,12 +51,20 @@ const char *device_name(std::uint32_t kind) {
 
 void shutdown_at_exit() {
   if (tls_current) {  // exit() inside a task: the other tasks cannot be waited for
-    std::fprintf(stderr, "nanort: exit called inside %s: no orderly stop, no statistics\n",
+    std::fprintf(stderr, "nanort: exit called inside %s: no orderly stop\n",
                  tls_current->describe().c_str());
+    if (Runtime *rt = instance.load(std::memory_order_acquire)) rt->report_before_fatal_exit();
     return;
   }
   try {
     Runtime::shutdown();
+  } catch (const TaskFailedError &e) {
+    // Failures no taskwait collected (listed by the stop): the program must not end with
+    // status 0. (The handlers registered before the runtime started, which would run after
+    // this one, are skipped.)
+    std::fprintf(stderr, "nanort: %s; exit status 1\n", e.what());
+    std::fflush(nullptr);
+    std::_Exit(1);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "nanort: %s\n", e.what());
   }
@@ -118,33 +126,82 @@ std::vector<const void *> linked_cuda_images() {
 
 Runtime &Runtime::get() {
   if (Runtime *rt = instance.load(std::memory_order_acquire)) return *rt;
-  std::lock_guard<std::mutex> guard(lifecycle_mutex);
-  if (Runtime *rt = instance.load(std::memory_order_acquire)) return *rt;
-  if (stopped) throw std::logic_error("the runtime was shut down; it does not start again");
-  auto *rt = new Runtime();
-  instance.store(rt, std::memory_order_release);
-  static bool registered = false;
-  if (!registered) {
-    std::atexit(&shutdown_at_exit);
-    registered = true;
+  std::string bad_configuration;
+  {
+    std::lock_guard<std::mutex> guard(lifecycle_mutex);
+    if (Runtime *rt = instance.load(std::memory_order_acquire)) return *rt;
+    if (stopped) throw std::logic_error("the runtime was shut down; it does not start again");
+    try {
+      auto *rt = new Runtime();
+      instance.store(rt, std::memory_order_release);
+      static bool registered = false;
+      if (!registered) {
+        std::atexit(&shutdown_at_exit);
+        registered = true;
+      }
+      return *rt;
+    } catch (const ConfigError &e) {
+      bad_configuration = e.what();
+    }
   }
-  return *rt;
+  // A bad environment: nothing has run yet, and every later call would fail the same way.
+  // The program ends, saying which variable is wrong (docs/configuration.md).
+  std::fprintf(stderr, "nanort: configuration error: %s\n", bad_configuration.c_str());
+  std::fflush(nullptr);
+  std::exit(1);
 }
 
 bool Runtime::shutdown() {
-  std::lock_guard<std::mutex> guard(lifecycle_mutex);
-  Runtime *rt = instance.load(std::memory_order_acquire);
-  if (!rt) return false;
-  if (tls_current || CpuWorkerPool::current_lane() >= 0)
-    // Stopping waits for every task, the caller's included: it can only happen outside.
-    throw std::logic_error("nanort_shutdown called inside " +
-                           (tls_current ? tls_current->describe() : std::string("a worker")) +
-                           "; the runtime stops only from outside its tasks");
-  rt->stop();
-  instance.store(nullptr, std::memory_order_release);
-  stopped = true;
-  delete rt;
+  bool failures_left = false;
+  {
+    std::lock_guard<std::mutex> guard(lifecycle_mutex);
+    Runtime *rt = instance.load(std::memory_order_acquire);
+    if (!rt) return false;
+    if (tls_current || CpuWorkerPool::current_lane() >= 0)
+      // Stopping waits for every task, the caller's included: it can only happen outside.
+      throw std::logic_error("nanort_shutdown called inside " +
+                             (tls_current ? tls_current->describe() : std::string("a worker")) +
+                             "; the runtime stops only from outside its tasks");
+    rt->stop();
+    failures_left = rt->uncollected_failures_;
+    instance.store(nullptr, std::memory_order_release);
+    stopped = true;
+    delete rt;
+  }
+  if (failures_left)
+    throw TaskFailedError("task failures were left that no taskwait collected (listed above)");
   return true;
+}
+
+void Runtime::exit_after_failure(int status) {
+  if (tls_current || CpuWorkerPool::current_lane() >= 0) {
+    // Inside a task the other tasks cannot be waited for (some may wait for this one): the
+    // statistics and trace of what ran so far, then the end.
+    if (Runtime *rt = instance.load(std::memory_order_acquire)) rt->report_before_fatal_exit();
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  std::exit(status);  // the runtime stops at exit as usual: statistics and trace are written
+}
+
+void Runtime::fail_current_task(const char *message, void *payload, void (*destroy)(void *)) {
+  Failure failure(std::string(), payload, destroy);  // destroys the payload on any way out
+  Task *task = tls_current;
+  if (!task || !task->site)
+    throw std::invalid_argument("nanort_task_fail called outside a task's body");
+  failure.message = task->describe() + " " + (message && *message ? message : "failed");
+  task->failed = true;
+  task->parent->record_failure(std::move(failure));
+}
+
+void Runtime::report(bool fatal) {
+  if (reported_.exchange(true)) return;
+  // (After a fatal error the directory may be locked by the thread that failed: its table
+  // is left out.)
+  observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
+  if (energy_ && config_.stats) std::cerr << energy_->summary();
+  if (fatal && config_.stats)
+    std::cerr << "  (written at a fatal error, while tasks may still have run)\n";
 }
 
 Runtime::Runtime() {
@@ -254,18 +311,18 @@ void Runtime::stop() {
   DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
   cpu_.reset();       // returns once no worker runs runtime code any more
-  std::vector<std::string> uncollected;
+  std::vector<Failure> uncollected;
   for (Task *root : roots) {
-    for (std::string &message : root->take_errors()) uncollected.push_back(std::move(message));
+    for (Failure &failure : root->take_errors()) uncollected.push_back(std::move(failure));
     if (root->child_domain) root->child_domain->clear();
   }
   if (!uncollected.empty()) {
     std::cerr << "nanort: " << uncollected.size()
               << " task failure(s) not collected by any taskwait:\n";
-    for (const std::string &message : uncollected) std::cerr << "  " << message << "\n";
+    for (const Failure &failure : uncollected) std::cerr << "  " << failure.message << "\n";
+    uncollected_failures_ = true;
   }
-  observer_->finish(std::cerr, DependencyDomain::total_edges(), memory_summary());
-  if (energy_ && config_.stats) std::cerr << energy_->summary();
+  report(false);
   if (perf_model_ && !perf_model_path_.empty()) {
     std::string why;
     if (!perf_model_->save(perf_model_path_, why))
@@ -450,11 +507,24 @@ nanort_status Runtime::submit(Task *task) {
   return NANORT_SUCCESS;
 }
 
+namespace {
+// Tasks not run after a failure, ended by the outermost push_ready of this thread: ending one
+// releases its successors into push_ready again, and a long chain must not nest that deeply.
+thread_local ReadyList *not_run_queue = nullptr;
+}  // namespace
+
 void Runtime::push_ready(ReadyList &ready, Task **next) {
   if (ready.empty()) return;
   std::size_t pushed = 0;
   bool creator_waits = false;
+  ReadyList not_run_here;
   for (Task *task : ready) {
+    // After a failed predecessor: ended here, unrun (an undeferred CPU task is ended by its
+    // creator, which waits to run it).
+    if (task->not_run_after && !(task->undeferred && !is_device_task(task))) [[unlikely]] {
+      (not_run_queue ? *not_run_queue : not_run_here).push_back(task);
+      continue;
+    }
     if (!task->early_released && task->own_device < 0 && !task->undeferred && task->site &&
         !accelerators_.empty() && (placement_ || affinity_.has(task->label)))
       place(task);
@@ -495,6 +565,22 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     }
   }
   if (creator_waits) idle_.notify_all();
+  if (!not_run_here.empty()) {
+    not_run_queue = &not_run_here;
+    for (std::size_t i = 0; i < not_run_here.size(); ++i) {  // (it grows while ending them)
+      Task *task = not_run_here[i];
+      not_run(task);
+      task->destroy_args();
+      finish_body(task, next);
+    }
+    not_run_queue = nullptr;
+  }
+}
+
+void Runtime::not_run(Task *task) {
+  observer_->task_not_run();
+  task->parent->record_error(task->describe() + " was not run: it depends on " +
+                             *task->not_run_after);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,17 +605,20 @@ void Runtime::run_body(Task *task, int lane) {
   const bool measuring = perf_model_ && task->impl && task->site;
   const std::uint64_t start = recording || measuring ? Observer::now_ns() : 0;
   bool failed = false;
-  if (task->impl) {
+  if (task->not_run_after) [[unlikely]] {  // an undeferred task after a failure: not run
+    if (task->site) not_run(task);
+  } else if (task->impl) {
     try {
       acquire_host_data(task);
       task->impl->smp_fn(task->args);
     } catch (const std::exception &e) {
-      failed = true;
+      task->failed = true;
       task->parent->record_error(task->describe() + " threw: " + e.what());
     } catch (...) {
-      failed = true;
+      task->failed = true;
       task->parent->record_error(task->describe() + " threw an exception of unknown type");
     }
+    failed = task->failed;  // (also set by nanort_task_fail in the body)
   }
   tls_current = previous;
   if (measuring) {
@@ -537,7 +626,7 @@ void Runtime::run_body(Task *task, int lane) {
       perf_model_->record(perf_key(*task, "smp"), static_cast<double>(Observer::now_ns() - start) * 1e-9);
     cpu_expected_ns_.fetch_sub(task->expected_ns, std::memory_order_relaxed);
   }
-  if (recording && task->impl)  // internal tasks (taskwait on) have no body to show
+  if (recording && task->impl && !task->not_run_after)  // (internal tasks have no body to show)
     observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers - 1, *task, start,
                         Observer::now_ns(), failed);
   task->destroy_args();
@@ -557,7 +646,7 @@ void Runtime::run_included(Task *task) {
   // A child of a final task runs here and now, in program order; no dependences needed. Its
   // own children are included too, so when the body returns everything it made is done.
   run_body(task, CpuWorkerPool::current_lane());
-  for (std::string &message : task->take_errors()) task->parent->record_error(std::move(message));
+  for (Failure &failure : task->take_errors()) task->parent->record_failure(std::move(failure));
   task->drop_ref();
 }
 
@@ -568,7 +657,7 @@ void Runtime::finish_body(Task *task, Task **next) {
 void Runtime::complete(Task *task, Task **next) {
   // The body is done and so is every child: release the dependences, tell the parent.
   Task *const parent = task->parent;
-  for (std::string &message : task->take_errors()) parent->record_error(std::move(message));
+  for (Failure &failure : task->take_errors()) parent->record_failure(std::move(failure));
   task->child_domain.reset();
   if (!task->counted_in_parent) {  // ran at once, without accesses: nobody else to tell
     task->drop_ref();
@@ -741,11 +830,23 @@ void Runtime::spare_loop() {
 // ---------------------------------------------------------------------------------------------
 // Waiting
 
+namespace {
+// The payload of the first failure collected by this thread's last taskwait, until
+// nanort_take_failure_payload takes it (the C++ header: the task's exception).
+thread_local Failure collected_payload{std::string()};
+}  // namespace
+
+void *Runtime::take_failure_payload() { return collected_payload.take_payload(); }
+
 nanort_status Runtime::collect_errors(Task *task) {
-  std::vector<std::string> messages = task->take_errors();
-  if (messages.empty()) return NANORT_SUCCESS;
+  std::vector<Failure> failures = task->take_errors();
+  collected_payload = Failure(std::string());  // a payload not taken by now is not wanted
+  if (failures.empty()) return NANORT_SUCCESS;
   std::string text;
-  for (const std::string &message : messages) text += (text.empty() ? "" : "\n") + message;
+  for (Failure &failure : failures) {
+    text += (text.empty() ? "" : "\n") + failure.message;
+    if (failure.payload && !collected_payload.payload) collected_payload = std::move(failure);
+  }
   throw TaskFailedError(text);
 }
 
@@ -824,15 +925,33 @@ int Runtime::device_count(nanort_device_kind kind) const {
 
 void Runtime::open_devices(std::vector<std::string> &warnings) {
   for (auto &queue : device_queues_) queue = make_scheduler(config_.scheduler);
+  // What each backend found and what went wrong, for NANORT_REQUIRE: a machine that must have
+  // GPUs fails here, with the backend's error, instead of running without them.
+  struct Backend {
+    int found = 0;
+    std::string problem;
+  } cuda_seen, opencl_seen, opencl_gpus_seen;
+  const auto problem = [&warnings](Backend &backend, std::string text) {
+    backend.problem = text;
+    warnings.push_back(std::move(text));
+  };
+  const auto required = [this](const char *kind) {
+    return std::any_of(config_.require.begin(), config_.require.end(),
+                       [kind](const DeviceRequirement &r) { return r.kind == kind; });
+  };
 #if NANORT_HAVE_CUDA
-  if (config_.cuda_devices != "none") {
+  // (A required kind is listed even when none of its devices is chosen.)
+  if (config_.cuda_devices != "none" || required("cuda")) {
     std::vector<cuda::DeviceInfo> found;
     try {
-      found = cuda::list_devices();
+      std::string why_none;  // no driver, or no GPU: not a warning, but NANORT_REQUIRE says it
+      found = cuda::list_devices(&why_none);
+      if (found.empty()) cuda_seen.problem = why_none;
     } catch (const std::exception &e) {
-      warnings.push_back(std::string("CUDA devices cannot be listed (") + e.what() +
-                         "); no CUDA device is used");
+      problem(cuda_seen, std::string("CUDA devices cannot be listed (") + e.what() +
+                             "); no CUDA device is used");
     }
+    cuda_seen.found = static_cast<int>(found.size());
     std::vector<std::size_t> chosen;
     try {
       chosen = cuda::select_devices(found, config_.cuda_devices);
@@ -846,22 +965,27 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
       for (auto &device : cuda::open_devices(found, chosen))
         accelerators_.push_back(std::move(device));
     } catch (const std::exception &e) {
-      warnings.push_back(std::string("CUDA devices cannot be opened (") + e.what() +
-                         "); no CUDA device is used");
+      problem(cuda_seen, std::string("CUDA devices cannot be opened (") + e.what() +
+                             "); no CUDA device is used");
     }
   }
 #else
+  cuda_seen.problem = "this build of nanort has no CUDA backend (cuda.h was not found)";
   if (config_.cuda_devices != "all" && config_.cuda_devices != "none")
     warnings.push_back("NANORT_CUDA_DEVICES is set but this build has no CUDA backend");
 #endif
-  if (config_.opencl_devices != "none") {
+  if (config_.opencl_devices != "none" || required("opencl") || required("opencl-gpu")) {
     std::vector<opencl::DeviceInfo> found;
     try {
       found = opencl::list_devices();
     } catch (const std::exception &e) {
-      warnings.push_back(std::string("OpenCL devices cannot be listed (") + e.what() +
-                         "); no OpenCL device is used");
+      problem(opencl_seen, std::string("OpenCL devices cannot be listed (") + e.what() +
+                               "); no OpenCL device is used");
+      opencl_gpus_seen.problem = opencl_seen.problem;
     }
+    opencl_seen.found = static_cast<int>(found.size());
+    for (const opencl::DeviceInfo &info : found)
+      if (info.type & CL_DEVICE_TYPE_GPU) ++opencl_gpus_seen.found;
     std::vector<std::size_t> chosen;
     try {
       chosen = opencl::select_devices(found, config_.opencl_devices);
@@ -883,8 +1007,9 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
                                                  config_.opencl_context_per_device))
           accelerators_.push_back(std::move(device));
       } catch (const std::exception &e) {
-        warnings.push_back(std::string("OpenCL devices cannot be opened (") + e.what() +
-                           "); no OpenCL device is used");
+        problem(opencl_seen, std::string("OpenCL devices cannot be opened (") + e.what() +
+                                 "); no OpenCL device is used");
+        opencl_gpus_seen.problem = opencl_seen.problem;
         std::erase_if(accelerators_, [](const std::unique_ptr<Accelerator> &accelerator) {
           return accelerator->kind() == NANORT_DEVICE_OPENCL;
         });
@@ -892,6 +1017,24 @@ void Runtime::open_devices(std::vector<std::string> &warnings) {
     }
   }
   for (const auto &accelerator : accelerators_) ++device_counts_[accelerator->kind()];
+
+  for (const DeviceRequirement &required : config_.require) {
+    const Backend &seen = required.kind == "cuda"     ? cuda_seen
+                          : required.kind == "opencl" ? opencl_seen
+                                                      : opencl_gpus_seen;
+    const char *what = required.kind == "cuda"     ? "CUDA device(s)"
+                       : required.kind == "opencl" ? "OpenCL device(s)"
+                                                   : "OpenCL GPU(s)";
+    if (seen.found >= required.count && seen.problem.empty()) continue;
+    std::string text = "NANORT_REQUIRE asks for " + std::to_string(required.count) + " " + what +
+                       ": ";
+    if (seen.found < required.count)
+      text += std::to_string(seen.found) + " found";
+    else
+      text += std::to_string(seen.found) + " found, but";
+    if (!seen.problem.empty()) text += (seen.found < required.count ? "; " : " ") + seen.problem;
+    throw ConfigError(text);
+  }
 }
 
 bool Runtime::is_device_task(const Task *task) const {
@@ -951,6 +1094,7 @@ void Runtime::acquire_host_data(Task *task) {
 }
 
 void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) {
+  task->failed = failed;
   if (observer_->recording()) observer_->task_ran(lane, *task, start_ns, Observer::now_ns(), failed);
   task->destroy_args();
   finish_body(task, nullptr);

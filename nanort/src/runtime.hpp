@@ -59,11 +59,22 @@ struct TaskFailedError : std::runtime_error {
 
 class Runtime {
  public:
-  // The running runtime, started on first use. Throws ConfigError (bad environment) and
-  // std::logic_error (after shutdown).
+  // The running runtime, started on first use. A bad environment (ConfigError) ends the
+  // program with a message and exit status 1. Throws std::logic_error after shutdown.
   static Runtime &get();
-  // Stops the runtime if it runs; false if it was never started or already stopped.
+  // Stops the runtime if it runs; false if it was never started or already stopped. Throws
+  // TaskFailedError after the stop when task failures were left uncollected.
   static bool shutdown();
+  // nanort_exit: ends the program with 'status' after a failure, statistics and trace written.
+  [[noreturn]] static void exit_after_failure(int status);
+  // nanort_task_fail: the task the calling thread runs has failed.
+  static void fail_current_task(const char *message, void *payload, void (*destroy)(void *));
+  // nanort_take_failure_payload: the payload of the first failure that the calling thread's
+  // last taskwait collected, if not taken yet.
+  static void *take_failure_payload();
+  // Statistics and trace now, from what ran so far, while tasks may still run (a fatal error:
+  // the program ends next). Once; the stop does not repeat them.
+  void report_before_fatal_exit() { report(true); }
 
   Task *create(const nanort_task_site *site, std::size_t args_size);
   nanort_status submit(Task *task);
@@ -154,6 +165,8 @@ class Runtime {
   void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
   void run_included(Task *task);
+  void not_run(Task *task);  // records that 'task' is not run after a failed predecessor
+  void report(bool fatal);
   void finish_body(Task *task, Task **next);
   void complete(Task *task, Task **next);
   template <class Done>
@@ -212,6 +225,8 @@ class Runtime {
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
   alignas(64) std::atomic<std::int64_t> cpu_expected_ns_{0};  // dmda: queued CPU work
+  std::atomic<bool> reported_{false};      // statistics and trace written
+  bool uncollected_failures_ = false;       // seen by stop()
   std::mutex host_locked_mutex_;
   std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end
 };

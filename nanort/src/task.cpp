@@ -26,7 +26,7 @@ DependencyDomain &Task::domain_for_children() {
   return *child_domain;
 }
 
-void Task::record_error(std::string message) {
+void Task::record_failure(Failure failure) {
   ErrorList *list = errors.load(std::memory_order_acquire);
   if (!list) {  // the first failure creates the list; children may fail at the same time
     auto *fresh = new ErrorList();
@@ -36,14 +36,14 @@ void Task::record_error(std::string message) {
       delete fresh;  // another thread won; 'list' now holds its list
   }
   std::lock_guard<std::mutex> guard(list->mutex);
-  list->messages.push_back(std::move(message));
+  list->failures.push_back(std::move(failure));
 }
 
-std::vector<std::string> Task::take_errors() {
+std::vector<Failure> Task::take_errors() {
   ErrorList *list = errors.load(std::memory_order_acquire);
   if (!list) return {};
   std::lock_guard<std::mutex> guard(list->mutex);
-  return std::move(list->messages);
+  return std::move(list->failures);
 }
 
 std::string Task::describe() const {

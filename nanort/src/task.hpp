@@ -37,10 +37,48 @@ struct Access {
   nanort_access_mode mode;
 };
 
+// A failure of a task: what to report, and what the language layer that ran the task handed
+// over with it (nanort_task_fail: the C++ header's exception, rethrown at the taskwait that
+// collects it). The payload is destroyed with the failure unless it is taken.
+struct Failure {
+  std::string message;
+  void *payload = nullptr;
+  void (*destroy)(void *) = nullptr;
+
+  explicit Failure(std::string text, void *data = nullptr, void (*destroy_data)(void *) = nullptr)
+      : message(std::move(text)), payload(data), destroy(destroy_data) {}
+  Failure(Failure &&other) noexcept
+      : message(std::move(other.message)), payload(other.payload), destroy(other.destroy) {
+    other.payload = nullptr;
+  }
+  Failure &operator=(Failure &&other) noexcept {
+    if (this != &other) {
+      drop_payload();
+      message = std::move(other.message);
+      payload = other.payload;
+      destroy = other.destroy;
+      other.payload = nullptr;
+    }
+    return *this;
+  }
+  ~Failure() { drop_payload(); }
+  void *take_payload() {
+    void *taken = payload;
+    payload = nullptr;
+    return taken;
+  }
+
+ private:
+  void drop_payload() {
+    if (payload && destroy) destroy(payload);
+    payload = nullptr;
+  }
+};
+
 // Failures of children, kept until the parent's next taskwait.
 struct ErrorList {
   std::mutex mutex;
-  std::vector<std::string> messages;
+  std::vector<Failure> failures;
 };
 
 struct Task {
@@ -116,6 +154,11 @@ struct Task {
   bool copy_deps = true;
   // Set once complete, for a creator waiting for this task alone (an undeferred device task).
   std::atomic<bool> finished{false};
+  // Its body or kernel failed (set before its dependences are released).
+  bool failed = false;
+  // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
+  // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
+  std::unique_ptr<std::string> not_run_after;
 
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On
@@ -145,8 +188,9 @@ struct Task {
   DependencyDomain &domain_for_children();
   void destroy_args();
   // Failures of children: recorded from any thread, taken (and forgotten) by the task.
-  void record_error(std::string message);
-  std::vector<std::string> take_errors();
+  void record_error(std::string message) { record_failure(Failure(std::move(message))); }
+  void record_failure(Failure failure);
+  std::vector<Failure> take_errors();
   // "'label' (file:line)" for messages.
   std::string describe() const;
 };

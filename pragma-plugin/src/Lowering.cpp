@@ -607,12 +607,18 @@ bool Lowerer::checkLocalType(QualType T, SourceLocation Use, const std::string &
 
 std::string Lowerer::prelude() const {
   std::string S = "\n#include <nanort/nanort.h>\n#include <stdio.h>\n#include <stdlib.h>\n";
+  // A failing call: in C the program ends with exit status 1 (statistics and trace written,
+  // nanort_exit); in C++ it throws (a failed taskwait rethrows the task's own exception).
   if (CPP)
-    S += "#include <new>\n#include <type_traits>\n";
-  S += "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
-       "  if (nanort_s != NANORT_SUCCESS) {\n"
-       "    fprintf(stderr, \"nanort: %s: %s\\n\", nanort_what, nanort_last_error());\n"
-       "    abort();\n  }\n}\n"
+    S += "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
+         "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
+         "  (void)nanort_what;\n  nanort::detail::raise(nanort_s);\n}\n";
+  else
+    S += "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
+         "  if (nanort_s != NANORT_SUCCESS) {\n"
+         "    fprintf(stderr, \"nanort: %s: %s\\n\", nanort_what, nanort_last_error());\n"
+         "    nanort_exit(1);\n  }\n}\n";
+  S += 
        "static inline nanort_task *nanort_created(nanort_task *nanort_t) {\n"
        "  if (!nanort_t) nanort_check(NANORT_ERROR_INTERNAL, \"nanort_task_create\");\n"
        "  return nanort_t;\n}\n";
@@ -1002,11 +1008,17 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
     C << "};\n";
   }
   if (Dev.Smp) {
-    C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n  " << A.Type
-      << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  " << SmpCall << "(";
+    // C++: the body runs guarded, so that an exception it throws fails the task and is
+    // rethrown at the taskwait (nanort/error.hpp).
+    C << "static void nanort_smp_" << Suffix << (CPP ? "_body" : "") << "(void *nanort_v) {\n  "
+      << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  "
+      << SmpCall << "(";
     for (unsigned I = 0; I < NumParams; ++I)
       C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
     C << ");\n}\n";
+    if (CPP)
+      C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n"
+        << "  nanort::detail::run_guarded(&nanort_smp_" << Suffix << "_body, nanort_v);\n}\n";
   }
   std::string Args = std::to_string(NumParams);
   for (const std::string &D : Dev.List) {
@@ -1189,12 +1201,13 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << " " << decl(Method->getThisType(), "nanort_self") << ";";
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
-    C << "\n  static void run(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
+    C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
       << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
       << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << "nanort_a->" << PNames[I];
-    C << ");\n  }\n  static void destroy(void *nanort_v) { static_cast<" << Args
+    C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
+         "nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
     C << "static const nanort_task_impl nanort_impl[] = {{NANORT_DEVICE_SMP, &" << Args
       << "::run, 0, 0, 0, 0}};\n";
@@ -1927,7 +1940,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;\n  static void run(void *nanort_v) {\n    " << Args
+    L << " char nanort_unused;\n  static void nanort_body(void *nanort_v) {\n    " << Args
       << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n";    if (!Plan.ThisType.isNull())
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
@@ -1941,7 +1954,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       L << "    (void)" << Name << ";\n"; // names seen only in nested clauses may go unused
     }
     L.at(Begin);
-    L << BodyText << "\n  }\n  static void destroy(void *nanort_v) { static_cast<" << Args
+    L << BodyText << "\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded("
+         "&nanort_body, nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
     const Clause *LabelC = Task.find(ClauseKind::Label);
     L << "static const nanort_task_impl nanort_impl_" << Id

@@ -468,15 +468,29 @@ TEST_P(Errors, KernelWithoutNdrange) {
   EXPECT_TRUE(contains(message, kAdd.where()));
 }
 
-// A failed task releases its dependences: its successors run (on the data as it was).
-TEST_P(Errors, SuccessorsOfAFailedTaskRun) {
+// The tasks ordered after a failed task are not run (they would compute on data the failure
+// left undefined); each is named with the task it depends on. The data stays as it was.
+TEST_P(Errors, SuccessorsOfAFailedTaskAreNotRun) {
   auto &x = array(64, 1);
   ASSERT_OK(Task(kBroken, x.data()).inout(x.data(), 64).ndrange({64}).submit());
   ASSERT_OK(Task(kAdd, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
   auto &seen = keep(0);
   ASSERT_OK(cpu_task("reader", [&] { seen = x[63]; }).in(x.data(), 64).submit());
   EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
-  EXPECT_EQ(seen, 11);
+  const std::string message = nanort_last_error();
+  EXPECT_TRUE(contains(message, "task 'add_int' (" + kAdd.where() +
+                                    ") was not run: it depends on task 'broken_task' (" +
+                                    kBroken.where() + "), which failed"))
+      << message;
+  EXPECT_TRUE(contains(message, "task 'reader'")) << message;
+  EXPECT_TRUE(contains(message, "it depends on task 'add_int' (" + kAdd.where() +
+                                    "), which was not run"))
+      << message;
+  EXPECT_EQ(seen, 0);
+  EXPECT_EQ(x, std::vector<int>(64, 1));
+  // The next tasks on the same data run as usual.
+  ASSERT_OK(Task(kAdd, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
+  ASSERT_OK(nanort_taskwait());
   EXPECT_EQ(x, std::vector<int>(64, 11));
 }
 

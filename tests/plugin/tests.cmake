@@ -102,6 +102,36 @@ nanort_plugin_program(pragma_operator_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Wer
                       ${p}/pragma_operator.c)
 nanort_plugin_program(priority_c nanocc "NANORT_CPU_WORKERS=1" -Wall ${p}/priority.c)
 nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall ${p}/tasks.cpp)
+# C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
+# is enough for the lowered code.
+nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
+                      ${p}/failing_taskwait.cpp)
+# C: a failed task ends the program at the pragma taskwait with exit status 1, naming it and
+# the task not run after it, with statistics and trace written.
+foreach(variant gcc clang)
+  if(variant STREQUAL "clang" AND NANORT_SANITIZE)
+    continue()
+  endif()
+  set(test plugin.run.failing_taskwait_c.${variant})
+  set(flags -I${plugin_dir}/programs)
+  set(environment "NANORT_CPU_WORKERS=2;NANORT_STATS=1")
+  if(variant STREQUAL "gcc")
+    list(APPEND environment "NANORT_CC=${CMAKE_C_COMPILER}")
+    if(NANORT_SANITIZE)
+      list(APPEND flags -fsanitize=${NANORT_SANITIZE} -fno-omit-frame-pointer
+                        -fno-sanitize-recover=all)
+    endif()
+  endif()
+  nanort_add_checked_test(NAME ${test} STATUS 1
+    EXPECT "nanort: taskwait: task 'producer' \\([^)]*failing_taskwait.c:9\\) found no input file\ntask 'consumer' \\([^)]*failing_taskwait.c:14\\) was not run: it depends on task 'producer' \\([^)]*failing_taskwait.c:9\\), which failed\n"
+           "nanort statistics: .*tasks created 3, run 2, not run after a failure 1"
+           "trace written: "
+    COMMAND ${plugin_dir}/check_trace_written.sh ${plugin_bin}/${variant}/failing_taskwait.json
+            ${plugin_dir}/run_program.sh ${plugin_wrappers}/nanocc
+            ${plugin_bin}/${variant}/failing_taskwait_c ${flags} ${p}/failing_taskwait.c)
+  set_tests_properties(${test} PROPERTIES ENVIRONMENT "${environment}")
+  nanort_test_properties(plugin ${test})
+endforeach()
 nanort_plugin_program(opencl_saxpy_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
                       -Wall ${p}/opencl_saxpy.c ${p}/saxpy.cl --opencl-build-opts=-DSCALE=2.0f)
 set_tests_properties(plugin.run.opencl_saxpy_c.gcc PROPERTIES LABELS "plugin;opencl")

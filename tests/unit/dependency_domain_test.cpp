@@ -699,4 +699,53 @@ TEST_F(Domain, EarlyStartWaitsForEveryOtherPredecessor) {
   EXPECT_TRUE(release(p).empty());
 }
 
+// ---------------------------------------------------------------------------------------------
+// After a failure: the tasks ordered after a failed task are marked not to run
+
+TEST_F(Domain, SuccessorsOfAFailedTaskAreMarkedNotToRun) {
+  Task *w = add({out(0, 100)});
+  Task *r = add({in(0, 100), out(200, 10)});
+  Task *rr = add({in(200, 10)});
+  Task *other = add({out(400, 10)});
+  EXPECT_EQ(ready_, Tasks{other});
+  w->label = "w";
+  r->label = "r";
+  w->failed = true;
+  EXPECT_EQ(release(w), Tasks{r}) << "released as usual, to be ended unrun";
+  ASSERT_TRUE(r->not_run_after);
+  EXPECT_EQ(*r->not_run_after, "task 'w', which failed");
+  EXPECT_FALSE(rr->not_run_after) << "marked when r ends, not before";
+  EXPECT_EQ(release(r), Tasks{rr});
+  ASSERT_TRUE(rr->not_run_after);
+  EXPECT_EQ(*rr->not_run_after, "task 'r', which was not run");
+  EXPECT_FALSE(other->not_run_after);
+}
+
+TEST_F(Domain, ATaskRegisteredAfterTheFailedOneEndedIsMarkedToo) {
+  Task *w = add({out(0, 100)});
+  w->failed = true;
+  EXPECT_TRUE(release(w).empty());
+  // The failed task's fragment stays until the domain is cleared (the taskwait).
+  EXPECT_EQ(domain_.fragment_count(), 1u);
+  Task *late = add({in(50, 10)});
+  EXPECT_EQ(ready_, Tasks{late}) << "nothing to wait for";
+  EXPECT_TRUE(late->not_run_after);
+  // A task that succeeded leaves nothing behind, as before.
+  Task *fine = add({out(1000, 10)});
+  EXPECT_TRUE(release(fine).empty());
+  Task *after_fine = add({in(1000, 10)});
+  EXPECT_FALSE(after_fine->not_run_after);
+  domain_.clear();
+  Task *after_taskwait = add({in(0, 100)});
+  EXPECT_FALSE(after_taskwait->not_run_after) << "the taskwait forgets the failure";
+}
+
+TEST_F(Domain, WritersAfterAFailedReaderAreNotRunEither) {
+  Task *r = add({in(0, 100)});
+  Task *w = add({out(0, 100)});
+  r->failed = true;
+  EXPECT_EQ(release(r), Tasks{w});
+  EXPECT_TRUE(w->not_run_after) << "every task ordered after it";
+}
+
 }  // namespace

@@ -316,7 +316,8 @@ void DeviceManager::stop_program(Task *task, const std::string &what) {
                "nanort: %s failed on %s: %s\n"
                "nanort: the device cannot run anything after this error; the program stops\n",
                task->describe().c_str(), accelerator_.name().c_str(), what.c_str());
-  std::fflush(stderr);
+  runtime_.report_before_fatal_exit();  // statistics and trace of what ran so far
+  std::fflush(nullptr);
   std::_Exit(EXIT_FAILURE);
 }
 

@@ -44,9 +44,9 @@ void Observer::task_ran(int lane_index, const Task &task, std::uint64_t start_ns
   lane.tasks.fetch_add(1, std::memory_order_relaxed);
   lane.busy_ns.fetch_add(end_ns - start_ns, std::memory_order_relaxed);
   if (failed) lane.failed.fetch_add(1, std::memory_order_relaxed);
-  const bool shared = lane_index >= shared_lane_;  // threads in taskwait, copies on devices
-  std::unique_lock<std::mutex> guard(lane.mutex, std::defer_lock);
-  if (shared) guard.lock();
+  // (Locked on every lane, not only the shared ones: a fatal error may read the lanes while
+  // tasks still run; uncontended, the lock costs little next to recording.)
+  std::lock_guard<std::mutex> guard(lane.mutex);
   const char *label = task.label ? task.label : "(unnamed)";
   LabelTotals &totals = lane.by_label[label];
   ++totals.tasks;
@@ -86,12 +86,14 @@ void Observer::finish(std::ostream &out, std::uint64_t dependence_edges,
     }
     // Per label, merged over lanes (equal labels may be distinct strings in memory).
     std::map<std::string, LabelTotals> by_label;
-    for (Lane &lane : lanes_)
+    for (Lane &lane : lanes_) {
+      std::lock_guard<std::mutex> guard(lane.mutex);
       for (const auto &[label, totals] : lane.by_label) {
         LabelTotals &merged = by_label[label];
         merged.tasks += totals.tasks;
         merged.busy_ns += totals.busy_ns;
       }
+    }
     if (!by_label.empty()) {
       std::snprintf(line, sizeof line, "  %-28s %12s %12s %12s\n", "task label", "tasks",
                     "busy ms", "mean us");
@@ -103,10 +105,13 @@ void Observer::finish(std::ostream &out, std::uint64_t dependence_edges,
         out << line;
       }
     }
-    std::snprintf(line, sizeof line,
-                  "  tasks created %llu, run %llu; dependence edges %llu\n",
+    std::snprintf(line, sizeof line, "  tasks created %llu, run %llu",
                   static_cast<unsigned long long>(created_.load()),
-                  static_cast<unsigned long long>(total),
+                  static_cast<unsigned long long>(total));
+    out << line;
+    if (const std::uint64_t skipped = not_run_.load())
+      out << ", not run after a failure " << skipped;
+    std::snprintf(line, sizeof line, "; dependence edges %llu\n",
                   static_cast<unsigned long long>(dependence_edges));
     out << line;
     if (!memory_table.empty()) out << "  data moved by the directory:\n" << memory_table;
@@ -132,6 +137,7 @@ void Observer::write_trace(std::ostream &err) {
   }
   file << std::fixed << std::setprecision(3);
   for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    std::lock_guard<std::mutex> guard(lanes_[i].mutex);
     for (const Event &e : lanes_[i].events) {
       if (e.bytes) {  // a copy
         file << ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":" << i

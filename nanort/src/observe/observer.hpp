@@ -33,9 +33,14 @@ class Observer {
   void task_created() {
     if (recording()) created_.fetch_add(1, std::memory_order_relaxed);
   }
+  // A task ended without running, after a predecessor failed.
+  void task_not_run() {
+    if (recording()) not_run_.fetch_add(1, std::memory_order_relaxed);
+  }
 
   // At shutdown: the summary to 'out' (if stats are on) and the trace file (if named).
-  // 'memory_table' (the directory's counters) is printed with the summary.
+  // 'memory_table' (the directory's counters) is printed with the summary. Also at a fatal
+  // error while tasks still run: every lane is read under its lock.
   void finish(std::ostream &out, std::uint64_t dependence_edges,
               const std::string &memory_table);
 
@@ -53,7 +58,7 @@ class Observer {
   struct alignas(64) Lane {
     std::string name;
     std::atomic<std::uint64_t> tasks{0}, busy_ns{0}, failed{0};
-    std::mutex mutex;  // taken only for the shared lane and device lanes
+    std::mutex mutex;  // guards events and by_label (uncontended but for the shared lanes)
     std::vector<Event> events;
     std::unordered_map<const char *, LabelTotals> by_label;  // label strings are static
   };
@@ -65,7 +70,7 @@ class Observer {
   std::uint64_t start_ns_;
   std::vector<Lane> lanes_;
   int shared_lane_;
-  std::atomic<std::uint64_t> created_{0};
+  std::atomic<std::uint64_t> created_{0}, not_run_{0};
 };
 
 }  // namespace nanort::rt
