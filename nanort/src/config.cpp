@@ -106,6 +106,12 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_STAGING_CHUNK", "16M",
        "bytes of each of the two pinned staging buffers per device (64K to 1G); a copy moves in "
        "chunks of a quarter of its size, at least 1M, at most this"},
+      // Read by the nanocc / nanocxx wrappers, not by the runtime: known, so that a program
+      // run from the shell where they are set draws no warning.
+      {"NANORT_CC", "clang 19", "nanocc: the host C compiler (pragma-plugin/README.md)"},
+      {"NANORT_CXX", "clang++ 19", "nanocxx: the host C++ compiler"},
+      {"NANORT_NVCC", "nvcc", "nanocc / nanocxx: the CUDA compiler of .cu files"},
+      {"NANORT_CUDA_ARCH", "80,90", "nanocc / nanocxx: GPU architectures of the fatbin"},
   };
   return table;
 }
