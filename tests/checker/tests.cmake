@@ -6,7 +6,7 @@ add_executable(checker_planted checker/planted.c)
 target_link_libraries(checker_planted PRIVATE nanort::runtime nanort_build_options)
 set_target_properties(checker_planted PROPERTIES C_STANDARD 11 LINKER_LANGUAGE CXX)
 
-set(inner ${Python3_EXECUTABLE} ${NANORT_CHECK_RUN} --expect "all results correct" --)
+set(inner ${NANORT_CHECK_RUN} --expect "all results correct" --)
 nanort_add_checked_test(NAME checker.passes_a_good_program
   EXPECT "check_run.py: passed"
   COMMAND ${inner} $<TARGET_FILE:checker_planted> ok)
@@ -20,7 +20,7 @@ nanort_add_checked_test(NAME checker.catches_a_sanitizer_report_with_exit_status
   COMMAND ${inner} $<TARGET_FILE:checker_planted> sanitizer-only)
 nanort_add_checked_test(NAME checker.catches_a_missing_success_line
   STATUS 1 NO_REJECT EXPECT "FAILED \\(check_run.py\\): output does not match: never printed"
-  COMMAND ${Python3_EXECUTABLE} ${NANORT_CHECK_RUN} --expect "never printed" --
+  COMMAND ${NANORT_CHECK_RUN} --expect "never printed" --
           $<TARGET_FILE:checker_planted> ok)
 set(checker_tests checker.passes_a_good_program checker.catches_a_crash_at_exit
     checker.catches_a_sanitizer_report_with_exit_status_0 checker.catches_a_missing_success_line)

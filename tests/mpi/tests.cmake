@@ -34,7 +34,7 @@ target_link_libraries(mpi_planted_rank_failure PRIVATE MPI::MPI_C)
 nanort_add_checked_test(NAME checker.catches_a_rank_that_exits_1
   STATUS 1 NO_REJECT
   EXPECT "all results correct.*FAILED \\(check_run.py\\): exit status [1-9]"
-  COMMAND ${Python3_EXECUTABLE} ${NANORT_CHECK_RUN} --expect "all results correct" --
+  COMMAND ${NANORT_CHECK_RUN} --expect "all results correct" --
           ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_planted_rank_failure>)
 set_tests_properties(checker.catches_a_rank_that_exits_1 PROPERTIES
   ENVIRONMENT "${NANORT_MPI_TEST_ENV}")
