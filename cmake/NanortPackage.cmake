@@ -9,6 +9,9 @@ install(TARGETS nanort_runtime nanort_directory_cache nanort_cuda_objects
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS nanort-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The trace summary (docs/configuration.md, "Trace"), as a command of its own.
+install(PROGRAMS nanort/tools/trace_summary.py DESTINATION ${CMAKE_INSTALL_BINDIR}
+        RENAME nanort-trace-summary)
 install(DIRECTORY include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY directory-cache/include/nanort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT nanortTargets NAMESPACE nanort:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nanort)

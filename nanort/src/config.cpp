@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "device/rank_share.hpp"
+#include "scheduler/affinity.hpp"
 #include "scheduler/scheduler.hpp"
 
 extern char **environ;
@@ -335,6 +336,33 @@ Config read_config(std::vector<std::string> &warnings) {
     if (!known) warnings.push_back("unknown variable " + name + " ignored");
   }
   return config;
+}
+
+std::string check_variable(const std::string &name, const std::string &value) {
+  bool known = false;
+  for (const EnvVar &var : environment_table()) known = known || name == var.name;
+  if (!known) return name + " is not a variable of nanort (nanort-info --env lists them)";
+  // read_config itself, over an environment of this one variable, so that the checks are the
+  // runtime's own and cannot drift from them.
+  std::string entry = name + "=" + value;
+  char *alone[] = {entry.data(), nullptr};
+  struct Restore {
+    char **saved = environ;
+    ~Restore() { environ = saved; }
+  } restore;
+  environ = alone;
+  try {
+    std::vector<std::string> warnings;
+    read_config(warnings);
+  } catch (const ConfigError &e) {
+    return e.what();
+  }
+  // Parsed when the runtime starts, with the message it stops with.
+  if (name == "NANORT_AFFINITY") {
+    AffinityTable table;
+    if (const auto why = table.parse(value)) return "NANORT_AFFINITY: " + *why;
+  }
+  return "";
 }
 
 }  // namespace nanort::rt

@@ -77,4 +77,12 @@ class ConfigError : public std::runtime_error {
 // variables are appended to 'warnings'.
 Config read_config(std::vector<std::string> &warnings);
 
+// Checks one variable as the runtime's start would, without starting it (nanort-info --env):
+// an empty string when 'value' is valid for 'name', else the reason (the message the runtime
+// would stop with). A name that is not in environment_table() gives a reason too. The device
+// selections (NANORT_OPENCL_DEVICES, NANORT_CUDA_DEVICES) depend on the devices found and are
+// not checked. Reads the environment through read_config with 'environ' pointing at this one
+// variable for the call: not for use while other threads read the environment.
+std::string check_variable(const std::string &name, const std::string &value);
+
 }  // namespace nanort::rt

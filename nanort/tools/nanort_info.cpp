@@ -1,12 +1,16 @@
 // nanort-info: what the runtime sees on this machine: version, CPU topology, workers,
 // scheduling policies, the devices in use with their memory limits, every OpenCL device found
 // (numbered as NANORT_OPENCL_DEVICES counts them), accelerators on the PCI bus, and the
-// NANORT_* environment variables with their current values.
+// NANORT_* environment variables with their current values, a malformed value or an unknown
+// NANORT_* variable flagged (--env: those alone, without starting the runtime).
 #include <nanort/nanort.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "config.hpp"
 #include "device/accelerator.hpp"
@@ -19,26 +23,113 @@
 
 namespace rt = nanort::rt;
 
-static void print_environment() {
+extern char **environ;
+
+// Edits (insertions, deletions, substitutions) between two names: how close a typo is.
+static std::size_t edit_distance(const std::string &a, const std::string &b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The table of variables with each one's value now; a malformed value and an unknown NANORT_
+// variable are flagged. Returns the number of malformed values (the runtime would not start).
+static int print_environment() {
   std::printf("Environment variables:\n");
+  int malformed = 0;
   for (const rt::EnvVar &var : rt::environment_table()) {
     const char *value = std::getenv(var.name);
-    std::printf("  %-24s default %-14s now %s\n      %s\n", var.name, var.default_value,
-                value ? value : "(unset)", var.description);
+    const std::string why = value ? rt::check_variable(var.name, value) : std::string();
+    const char *shown = !value ? "(unset)" : *value ? value : "(empty)";
+    std::printf("  %-24s default %-14s now %s%s\n      %s\n", var.name, var.default_value, shown,
+                why.empty() ? "" : "   <- MALFORMED", var.description);
+    if (!why.empty()) {
+      std::printf("      MALFORMED: %s\n", why.c_str());
+      ++malformed;
+    }
   }
+  // A NANORT_ variable that the runtime does not know is ignored by it: most often a typo.
+  std::vector<std::string> unknown;
+  for (char **entry = environ; entry && *entry; ++entry) {
+    if (std::strncmp(*entry, "NANORT_", 7) != 0) continue;
+    const char *equals = std::strchr(*entry, '=');
+    const std::string name(*entry, equals ? static_cast<std::size_t>(equals - *entry)
+                                          : std::strlen(*entry));
+    bool known = false;
+    for (const rt::EnvVar &var : rt::environment_table()) known = known || name == var.name;
+    if (!known) unknown.push_back(*entry);
+  }
+  if (!unknown.empty()) {
+    std::printf("\nUnknown NANORT_ variables (the runtime ignores them):\n");
+    for (const std::string &entry : unknown) {
+      const std::string name = entry.substr(0, entry.find('='));
+      const char *closest = nullptr;
+      std::size_t best = 3;  // at most two edits away: a typo, not another name
+      for (const rt::EnvVar &var : rt::environment_table())
+        if (const std::size_t d = edit_distance(name, var.name); d < best) {
+          best = d;
+          closest = var.name;
+        }
+      std::printf("  %s   <- UNKNOWN%s%s%s\n", entry.c_str(), closest ? ": did you mean " : "",
+                  closest ? closest : "", closest ? "?" : "");
+    }
+  }
+  if (malformed > 0)
+    std::printf("\n%d malformed value(s): the runtime refuses to start with them\n", malformed);
+  return malformed;
+}
+
+static void usage(std::FILE *out) {
+  std::fprintf(out,
+               "Usage: nanort-info [--env]\n"
+               "\n"
+               "Prints what the nanort runtime sees on this machine: version, CPU topology, "
+               "workers,\nscheduling policies, devices, and the NANORT_ environment variables.\n"
+               "\n"
+               "  --env       only the NANORT_ environment variables, without starting the "
+               "runtime:\n"
+               "              each one's default, value and meaning; a malformed value and an "
+               "unknown\n"
+               "              NANORT_ variable are flagged (exit status 1 when a value is "
+               "malformed)\n"
+               "  --help, -h  print this text\n"
+               "  --version   print nanort's version\n");
 }
 
 int main(int argc, char **argv) {
+  bool env_only = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--env")) {
-      print_environment();
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      usage(stdout);
       return 0;
     }
-    std::fprintf(stderr, "usage: %s [--env]\n", argv[0]);
-    return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    if (!std::strcmp(argv[i], "--version")) {
+      std::printf("nanort-info (nanort %s)\n", nanort_version_string());
+      return 0;
+    }
+    if (!std::strcmp(argv[i], "--env")) {
+      env_only = true;
+      continue;
+    }
+    std::fprintf(stderr, "nanort-info: unknown option '%s'\n", argv[i]);
+    usage(stderr);
+    return 2;
   }
+  if (env_only) return print_environment() > 0 ? 1 : 0;
   if (nanort_init() != NANORT_SUCCESS) {
-    std::fprintf(stderr, "nanort-info: the runtime does not start: %s\n", nanort_last_error());
+    std::fprintf(stderr,
+                 "nanort-info: the runtime does not start: %s\n(nanort-info --env checks every "
+                 "NANORT_ variable)\n",
+                 nanort_last_error());
     return 1;
   }
   rt::Runtime &runtime = rt::Runtime::get();

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Where the time went in a NANORT_TRACE file: per lane and per task label, in text.
 
-  trace_summary.py TRACE.json [--gap-us 50] [--split-ms 2] [--gaps]
+  nanort-trace-summary TRACE.json [--gap-us 50] [--split-ms 2] [--gaps]
+
+(installed as bin/nanort-trace-summary; nanort/tools/trace_summary.py in the source tree)
 
 - Runs: stretches of activity separated by at least --split-ms with nothing running on any
   lane (the repetitions of a benchmark, say), with their spans.

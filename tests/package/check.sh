@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the build tree into a scratch prefix, then configures, builds and runs the consumer
-# project against it.
+# project against it, and the installed nanort-trace-summary on a trace of one of its programs.
 #   check.sh <build-dir> <scratch-dir> [<C compiler> <C++ compiler>]
 # The annotated programs (nanort_annotate) are run when the package has the plugin; with the
 # project's default compiler (not clang 19) their pragmas are lowered by clang 19 and the
@@ -23,6 +23,10 @@ export LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu
 # a test that matches them must not pass when an annotated program failed.
 plain=$("$scratch/consumer/consumer_c")
 plain+=$'\n'$("$scratch/consumer/consumer_cxx")
+# The installed trace summary (bin/nanort-trace-summary, run as a command) on a trace of the C
+# consumer; its lines come before the plain consumers' too.
+NANORT_TRACE="$scratch/consumer_c.trace.json" "$scratch/consumer/consumer_c" > /dev/null
+summary=$("$scratch/prefix/bin/nanort-trace-summary" "$scratch/consumer_c.trace.json")
 if [ -e "$scratch/consumer/annotated_c" ]; then
   export NANORT_OPENCL_CACHE="$scratch/opencl-program-cache" NANORT_CPU_WORKERS=2
   "$scratch/consumer/annotated_c"
@@ -36,4 +40,5 @@ if [ -e "$scratch/consumer/annotated_mpi" ]; then
     OMPI_MCA_btl_vader_single_copy_mechanism=none NANORT_CPU_WORKERS=1 \
     "$(cat "$scratch/consumer/mpiexec.txt")" -n 2 "$scratch/consumer/annotated_mpi"
 fi
+echo "$summary"
 echo "$plain"

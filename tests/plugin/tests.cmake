@@ -289,3 +289,4 @@ if(NOT NANORT_SANITIZE)
   set_tests_properties(plugin.package.clang PROPERTIES
     LABELS "plugin;package;opencl" TIMEOUT ${NANORT_TEST_TIMEOUT})
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/wrappers.cmake)
