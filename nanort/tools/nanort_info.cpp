@@ -125,6 +125,24 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (env_only) return print_environment() > 0 ? 1 : 0;
+  // A malformed variable would end the program inside the runtime's start: say it here, with
+  // where to look. (What only the start can tell, such as NANORT_REQUIRE against the devices
+  // found, ends it there with the runtime's own message.)
+  for (char **entry = environ; entry && *entry; ++entry) {
+    const char *equals = std::strchr(*entry, '=');
+    if (std::strncmp(*entry, "NANORT_", 7) != 0 || !equals) continue;
+    const std::string name(*entry, static_cast<std::size_t>(equals - *entry));
+    bool known = false;  // (an unknown one is only a warning)
+    for (const rt::EnvVar &var : rt::environment_table()) known = known || name == var.name;
+    if (!known) continue;
+    const std::string why = rt::check_variable(name, equals + 1);
+    if (why.empty()) continue;
+    std::fprintf(stderr,
+                 "nanort-info: the runtime does not start: %s\n(nanort-info --env checks every "
+                 "NANORT_ variable)\n",
+                 why.c_str());
+    return 1;
+  }
   if (nanort_init() != NANORT_SUCCESS) {
     std::fprintf(stderr,
                  "nanort-info: the runtime does not start: %s\n(nanort-info --env checks every "

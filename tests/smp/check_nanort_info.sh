@@ -59,7 +59,7 @@ $usage"
     run_command 1 env NANORT_SCHEDULER=bogus NANORT_CPU_WORKERS=0 NANORT_AFFINITY=gemm:cuda=0 \
                 NANORT_STATS=1 "$info" --env
     expect_stdout_line "  NANORT_SCHEDULER         default breadth-first  now bogus   <- MALFORMED"
-    expect_stdout_line "      MALFORMED: NANORT_SCHEDULER='bogus' names no policy; known: $policies"
+    expect_stdout_line "      MALFORMED: NANORT_SCHEDULER='bogus' names no policy (known: $policies)"
     expect_stdout_line "  NANORT_CPU_WORKERS       default logical CPUs   now 0   <- MALFORMED"
     expect_stdout_line "      MALFORMED: NANORT_CPU_WORKERS='0' is not an integer in [1, 4096]"
     expect_stdout_line "  NANORT_AFFINITY          default (none)         now gemm:cuda=0   <- MALFORMED"
@@ -70,7 +70,7 @@ $usage"
     # Without --env the runtime does not start, and says why.
     run_command 1 env NANORT_SCHEDULER=bogus "$info"
     expect_stdout ""
-    expect_stderr "nanort-info: the runtime does not start: nanort configuration: NANORT_SCHEDULER='bogus' names no policy; known: $policies
+    expect_stderr "nanort-info: the runtime does not start: NANORT_SCHEDULER='bogus' names no policy (known: $policies)
 (nanort-info --env checks every NANORT_ variable)"
     ;;
   env_unknown) # a NANORT_ variable that the runtime does not know: flagged, a close name named
