@@ -1,4 +1,5 @@
 #include <nanort/dc/directory.hpp>
+#include <nanort/dc/human_size.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,10 +27,15 @@ void forget_done(std::vector<CompletionPtr> &completions) {
   std::erase_if(completions, [](const CompletionPtr &c) { return c->poll(); });
 }
 
-std::string size_text(std::size_t bytes) {
-  if (bytes < (std::size_t(1) << 10)) return std::to_string(bytes) + " bytes";
-  if (bytes < (std::size_t(1) << 20)) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string((bytes + (std::size_t(1) << 19)) >> 20) + " MiB";
+// Two sizes a message compares ("needs A, more than B"): exact byte counts where the readable
+// forms would look the same.
+std::pair<std::string, std::string> sizes_apart(std::size_t a, std::size_t b) {
+  std::string first = human_size(a), second = human_size(b);
+  if (first == second && a != b) {
+    first = std::to_string(a) + " bytes";
+    second = std::to_string(b) + " bytes";
+  }
+  return {first, second};
 }
 
 }  // namespace
@@ -119,6 +125,7 @@ Directory::Directory(std::vector<SpaceSettings> spaces, DirectoryOptions options
     space.memory = spaces[i].memory;
     if (!space.memory) throw std::invalid_argument("directory: a memory space is missing");
     space.capacity = spaces[i].capacity ? spaces[i].capacity : space.memory->memory_size();
+    space.limit_source = spaces[i].limit_source;
   }
   for (SpaceId to = 1; to < space_count(); ++to)
     for (SpaceId from = 1; from < space_count(); ++from)
@@ -181,8 +188,14 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
   DeviceBuffer buffer;
   // The task's data must start at an offset kernels can be given (OpenCL sub-buffers need
   // aligned ones); else the old allocations go, as when their union does not fit.
-  if (high - low <= space.capacity && (own_start - low) % alignment == 0)
-    buffer = allocate(id, high - low, overlaps);
+  if (high - low <= space.capacity && (own_start - low) % alignment == 0) {
+    try {
+      buffer = allocate(id, high - low, overlaps);
+    } catch (const DataTooLargeError &) {
+      // A buffer that large the device refuses (OpenCL's largest buffer): the task's own range
+      // alone may do.
+    }
+  }
   if (!buffer) {
     // No room for the old allocations and their union side by side: evict the old ones
     // (bytes valid only there go back to the host) and allocate the task's own range.
@@ -219,10 +232,8 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
 DeviceBuffer Directory::allocate(SpaceId id, std::size_t bytes,
                                  std::span<Allocation *const> keep) {
   Space &space = spaces_[id];
-  if (bytes > space.capacity)
-    throw DataTooLargeError("a task's data needs a device allocation of " + size_text(bytes) +
-                            " on " + space.memory->name() + ", whose memory limit is " +
-                            size_text(space.capacity));
+  // Never fits: stage() says why, from the task's whole data.
+  if (bytes > space.capacity) return {};
   if (auto reuse = space.free_buffers.find(bytes); reuse != space.free_buffers.end()) {
     DeviceBuffer buffer = reuse->second;
     space.free_buffers.erase(reuse);
@@ -614,45 +625,89 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   auto not_empty = [&](std::size_t index) { return !accesses[index].region.empty(); };
   if (!std::all_of(order.begin(), order.end(), not_empty))
     std::stable_partition(order.begin(), order.end(), not_empty);
-  static thread_local std::vector<Group> groups;  // scratch, as 'order'
-  groups.clear();
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const Region &region = accesses[order[k]].region;
-    if (region.empty()) break;
-    Group group{region.first(), region.last_end(), region.first(), region.last_end(), k, 1};
-    widen(group);
-    if (!groups.empty() && group.start < groups.back().end) {
-      Group &last = groups.back();
-      last.end = std::max(last.end, group.end);
-      last.own_end = std::max(last.own_end, group.own_end);
-      ++last.count;
-      widen(last);
-    } else {
-      groups.push_back(group);
-    }
-  }
-  try {
-    for (const Group &group : groups) {
-      Allocation *allocation = place(id, group.start, group.end, group.own_start, group.own_end);
-      if (!allocation) {
-        unpin(out);
-        if (space.pinned == 0)
-          throw DataTooLargeError(
-              "a task's data (" + size_text(group.own_end - group.own_start) +
-              " in one piece) does not fit on " +
-              space.memory->name() + " even with nothing else there (memory limit " +
-              size_text(space.capacity) + ")");
-        return StageResult::Busy;
+  // What the task holds on the device at once: its ranges, overlapping ones as one.
+  std::size_t needed = 0;
+  {
+    std::uintptr_t start = 0, end = 0;
+    for (std::size_t index : order) {
+      const Region &region = accesses[index].region;
+      if (region.empty()) break;
+      if (region.first() < end) {
+        end = std::max(end, region.last_end());
+        continue;
       }
-      if (allocation->pins++ == 0) ++space.pinned;
-      out.pinned.push_back(allocation);
-      for (std::size_t k = group.first; k < group.first + group.count; ++k)
-        out.placements[order[k]] = {allocation->buffer,
-                                    accesses[order[k]].region.first() - allocation->start};
+      needed += end - start;
+      start = region.first();
+      end = region.last_end();
     }
-  } catch (...) {
-    unpin(out);
-    throw;
+    needed += end - start;
+  }
+  auto limit_source = [&] {
+    return space.limit_source.empty() ? std::string() : " (" + space.limit_source + ")";
+  };
+  if (needed > space.capacity) {
+    const auto [need, limit] = sizes_apart(needed, space.capacity);
+    throw DataTooLargeError("needs " + need + " at once on " + space.memory->name() +
+                            ", more than the device's memory limit of " + limit + limit_source());
+  }
+  static thread_local std::vector<Group> groups;  // scratch, as 'order'
+  // A second attempt after evicting everything, when the first fails with no other task
+  // holding memory here: allocations cached from earlier tasks may be larger than this task's
+  // own ranges, and only its own ranges must fit.
+  for (bool first_attempt = true;; first_attempt = false) {
+    groups.clear();
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const Region &region = accesses[order[k]].region;
+      if (region.empty()) break;
+      Group group{region.first(), region.last_end(), region.first(), region.last_end(), k, 1};
+      widen(group);
+      if (!groups.empty() && group.start < groups.back().end) {
+        Group &last = groups.back();
+        last.end = std::max(last.end, group.end);
+        last.own_end = std::max(last.own_end, group.own_end);
+        ++last.count;
+        widen(last);
+      } else {
+        groups.push_back(group);
+      }
+    }
+    bool placed_all = true;
+    std::size_t placed = 0;  // of the task's own ranges
+    try {
+      for (const Group &group : groups) {
+        Allocation *allocation = place(id, group.start, group.end, group.own_start, group.own_end);
+        if (!allocation) {
+          unpin(out);
+          if (space.pinned) return StageResult::Busy;  // running tasks hold the memory
+          if (first_attempt && !space.allocations.empty()) {
+            while (evict_one(id, {})) {
+            }
+            placed_all = false;
+            break;
+          }
+          // Within the limit, nothing else here: the device itself has less memory free.
+          const std::string piece = human_size(group.own_end - group.own_start);
+          throw DataTooLargeError(
+              "needs " + human_size(needed) + " at once on " + space.memory->name() +
+              ", within the device's memory limit of " + human_size(space.capacity) +
+              limit_source() + ", but the device refused " +
+              (placed ? piece + " more with " + human_size(placed) + " of it placed"
+                      : "a piece of " + piece) +
+              " and nothing else held there: it has less free memory than the limit (other "
+              "programs use it, or the limit is above its size)");
+        }
+        if (allocation->pins++ == 0) ++space.pinned;
+        out.pinned.push_back(allocation);
+        placed += group.own_end - group.own_start;
+        for (std::size_t k = group.first; k < group.first + group.count; ++k)
+          out.placements[order[k]] = {allocation->buffer,
+                                      accesses[order[k]].region.first() - allocation->start};
+      }
+    } catch (...) {
+      unpin(out);
+      throw;
+    }
+    if (placed_all) break;
   }
 
   // 2. Fragments cut at every range boundary first, so that planning below splits nothing

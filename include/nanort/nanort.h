@@ -57,7 +57,10 @@ typedef enum nanort_status {
   NANORT_ERROR_INTERNAL = 6
 } nanort_status;
 
-/* The message of the last error seen by this thread (never NULL; "" when none). */
+/* The message of the last error seen by this thread (never NULL; "" when none), whole however
+ * long, valid until this thread's next failing call. In exit handlers, after the thread's C++
+ * objects are destroyed, a message longer than 4 KiB is cut after a line and ends with
+ * "... (N more characters)". */
 NANORT_API const char *nanort_last_error(void);
 NANORT_API const char *nanort_status_string(nanort_status status);
 

@@ -1,7 +1,13 @@
 // The C ABI: argument checks, and the one place where exceptions become status codes.
 #include <nanort/nanort.h>
 
+#include <nanort/dc/human_size.hpp>
+
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -16,14 +22,71 @@ using nanort::rt::Task;
 
 namespace {
 
-// A plain buffer, not a std::string: it must stay usable in exit handlers, after the
-// thread's C++ objects are destroyed. Longer messages are cut.
-thread_local char last_error[4096];
+// The last error of each thread, whole (one line per failed task at a taskwait: any length).
+// nanort_last_error() must stay usable in exit handlers, which run after the thread_local
+// destructors of the thread calling exit(): so the text is reached through plain thread_locals
+// that nothing destroys. It lives on the heap while the thread's C++ objects live; a holder
+// frees it when they are destroyed and leaves it in a fixed buffer, cut at a line boundary
+// with a note of how much is left out. Failures after that (in exit handlers), or when the
+// heap is exhausted, use the fixed buffer the same way.
+thread_local char *heap_error = nullptr;  // malloc'd, heap_capacity bytes
+thread_local std::size_t heap_capacity = 0;
+thread_local bool error_on_heap = false;  // else in fixed_error
+thread_local bool holder_gone = false;
+thread_local char fixed_error[4096];
+
+// 'text' into fixed_error; a longer one is cut after a line (else a word) in its last part
+// and ends with "... (N more characters)".
+void store_cut(const char *text, std::size_t length) noexcept {
+  constexpr std::size_t room = sizeof fixed_error - 1;
+  if (length <= room) {
+    std::memcpy(fixed_error, text, length);
+    fixed_error[length] = '\0';
+    return;
+  }
+  const std::size_t keep = room - 48;  // what the note needs, at most
+  std::size_t cut = keep;
+  for (std::size_t i = keep; i > keep / 2 && cut == keep; --i)
+    if (text[i - 1] == '\n') cut = i;
+  for (std::size_t i = keep; i > keep / 2 && cut == keep; --i)
+    if (text[i - 1] == ' ') cut = i;
+  std::memcpy(fixed_error, text, cut);
+  std::snprintf(fixed_error + cut, sizeof fixed_error - cut, "%s... (%zu more characters)",
+                text[cut - 1] == '\n' || text[cut - 1] == ' ' ? "" : " ", length - cut);
+}
+
+// Its first use in a thread registers its destructor for that thread's end.
+struct ErrorHolder {
+  ~ErrorHolder() {
+    holder_gone = true;
+    if (error_on_heap) store_cut(heap_error, std::strlen(heap_error));
+    error_on_heap = false;
+    std::free(heap_error);
+    heap_error = nullptr;
+    heap_capacity = 0;
+  }
+  void hold() noexcept {}
+};
+thread_local ErrorHolder error_holder;
 
 nanort_status fail(nanort_status status, const std::string &message) noexcept {
-  const std::size_t length = std::min(message.size(), sizeof last_error - 1);
-  std::memcpy(last_error, message.data(), length);
-  last_error[length] = '\0';
+  if (!holder_gone) {
+    error_holder.hold();  // frees the heap text when the thread ends
+    if (message.size() + 1 > heap_capacity) {
+      const std::size_t capacity = std::max<std::size_t>(message.size() + 1, 256);
+      if (char *bigger = static_cast<char *>(std::realloc(heap_error, capacity))) {
+        heap_error = bigger;
+        heap_capacity = capacity;
+      }
+    }
+    if (message.size() + 1 <= heap_capacity) {
+      std::memcpy(heap_error, message.c_str(), message.size() + 1);
+      error_on_heap = true;
+      return status;
+    }
+  }
+  store_cut(message.data(), message.size());
+  error_on_heap = false;
   return status;
 }
 
@@ -63,7 +126,9 @@ int as_int(const Enum &value) {
 
 extern "C" {
 
-const char *nanort_last_error(void) { return last_error; }
+const char *nanort_last_error(void) {
+  return error_on_heap ? heap_error : fixed_error;
+}
 
 const char *nanort_status_string(nanort_status status) {
   switch (status) {
@@ -157,6 +222,45 @@ nanort_status nanort_task_access(nanort_task *task, const void *address, size_t 
 
 namespace {
 
+constexpr size_t kLargest = static_cast<size_t>(PTRDIFF_MAX);  // bytes any object can have
+
+// No object is larger than kLargest bytes: such a size is most often a negative length
+// converted to size_t. Says so of "the size of an access" ('which').
+std::string implausible_size(const std::string &which, size_t size, const char *unit) {
+  return which + ", " + std::to_string(size) + unit +
+         ", is more than memory can hold; it looks like a negative length (" +
+         std::to_string(static_cast<std::ptrdiff_t>(size)) + ") converted to size_t";
+}
+
+// What is wrong with the sizes of an access or copy clause ('what'), or "" (without any
+// allocation: every clause of every task comes here).
+std::string implausible_clause(const char *what, const void *address, size_t row_bytes, size_t rows,
+                               size_t stride_bytes) {
+  size_t span = row_bytes;  // from the first byte to the end of the last row
+  const bool span_overflows = rows > 1 && (__builtin_mul_overflow(rows - 1, stride_bytes, &span) ||
+                                           __builtin_add_overflow(span, row_bytes, &span));
+  const bool wraps = reinterpret_cast<std::uintptr_t>(address) > UINTPTR_MAX - span;
+  if (row_bytes <= kLargest && rows <= kLargest && (rows <= 1 || stride_bytes <= kLargest) &&
+      !span_overflows && span <= kLargest && !wraps)
+    return {};
+  // A 1-D clause comes as one row whose stride is its size.
+  const bool two_d = rows > 1 || stride_bytes != row_bytes;
+  const std::string clause = std::string(two_d ? "a 2-D " : what[0] == 'a' ? "an " : "a ") + what;
+  if (row_bytes > kLargest)
+    return implausible_size((two_d ? "the row size of " : "the size of ") + clause, row_bytes,
+                            " bytes");
+  if (rows > kLargest) return implausible_size("the row count of " + clause, rows, "");
+  if (rows > 1 && stride_bytes > kLargest)
+    return implausible_size("the stride of " + clause, stride_bytes, " bytes");
+  if (span_overflows || span > kLargest)
+    return clause + " of " + std::to_string(rows) + " rows " + std::to_string(stride_bytes) +
+           " bytes apart spans more bytes than memory can hold";
+  char at[32];
+  std::snprintf(at, sizeof at, "%p", address);
+  return clause + " of " + nanort::dc::human_size(span) + " at " + at +
+         " runs past the end of the address space";
+}
+
 // Checks an access or copy clause and returns its region (empty: nothing named).
 nanort_status checked_region(Task *t, const char *what, const void *address, size_t row_bytes,
                              size_t rows, size_t stride_bytes, int mode_number,
@@ -165,6 +269,13 @@ nanort_status checked_region(Task *t, const char *what, const void *address, siz
     return fail(NANORT_ERROR_INVALID_ARGUMENT,
                 t->describe() + ": " + what + " mode " + std::to_string(mode_number) +
                     " is not one of in, out, inout, concurrent, commutative");
+  if (row_bytes == 0 || rows == 0) {  // names nothing
+    region = {};
+    return NANORT_SUCCESS;
+  }
+  if (std::string wrong = implausible_clause(what, address, row_bytes, rows, stride_bytes);
+      !wrong.empty())
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, t->describe() + ": " + wrong);
   if (rows > 1 && stride_bytes < row_bytes)
     return fail(NANORT_ERROR_INVALID_ARGUMENT,
                 t->describe() + ": 2-D " + what + " with stride " + std::to_string(stride_bytes) +
@@ -339,6 +450,9 @@ nanort_status nanort_set_affinity(const char *task, const char *place, double sc
 nanort_status nanort_host_register(void *address, size_t bytes) {
   if (!address || bytes == 0)
     return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_host_register: NULL address or 0 bytes");
+  if (bytes > kLargest)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                implausible_size("nanort_host_register: the size", bytes, " bytes"));
   return guarded([&] {
     Runtime::get().host_register(address, bytes);
     return NANORT_SUCCESS;
@@ -365,6 +479,11 @@ nanort_status nanort_taskwait_on(const void *const *addresses, const size_t *siz
                                  size_t count) {
   if (count > 0 && (!addresses || !sizes))
     return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_taskwait_on: NULL address or size list");
+  for (size_t i = 0; i < count; ++i)
+    if (sizes[i] > kLargest)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  implausible_size("nanort_taskwait_on: the size of entry " + std::to_string(i),
+                                   sizes[i], " bytes"));
   return guarded([&] { return Runtime::get().taskwait_on(addresses, sizes, count); });
 }
 

@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -242,6 +243,47 @@ std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::
   return std::max<std::size_t>(limit, 1);
 }
 
+namespace {
+
+// The known variable a misspelt one most likely meant: the nearest by edit distance (letters
+// added, dropped, changed, or two swapped; case ignored) when it is near enough for a typo
+// (1 edit in the part after NANORT_ up to 4 letters, 2 up to 8, else 3); nullptr otherwise.
+const char *closest_variable(const std::string &name) {
+  auto upper = [](std::string text) {
+    for (char &c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+  };
+  const std::string a = upper(name);
+  const char *best = nullptr;
+  std::size_t best_distance = 0;
+  for (const EnvVar &var : environment_table()) {
+    const std::string b = upper(var.name);
+    // Optimal string alignment distance, rows of the table kept three at a time.
+    std::vector<std::size_t> before(b.size() + 1), last(b.size() + 1), row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) last[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + (a[i - 1] != b[j - 1])});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          row[j] = std::min(row[j], before[j - 2] + 1);
+      }
+      std::swap(before, last);
+      std::swap(last, row);
+    }
+    const std::size_t distance = last[b.size()];
+    if (!best || distance < best_distance) {
+      best = var.name;
+      best_distance = distance;
+    }
+  }
+  const std::size_t letters = name.size() > 7 ? name.size() - 7 : 0;  // after "NANORT_"
+  const std::size_t near = letters <= 4 ? 1 : letters <= 8 ? 2 : 3;
+  return best && best_distance <= near ? best : nullptr;
+}
+
+}  // namespace
+
 Config read_config(std::vector<std::string> &warnings) {
   Config config;
   if (const char *v = std::getenv("NANORT_CPU_WORKERS"))
@@ -333,7 +375,10 @@ Config read_config(std::vector<std::string> &warnings) {
     std::string name(*entry, equals ? static_cast<std::size_t>(equals - *entry) : 0);
     bool known = false;
     for (const EnvVar &var : environment_table()) known = known || name == var.name;
-    if (!known) warnings.push_back("unknown variable " + name + " ignored");
+    if (known) continue;
+    const char *close = closest_variable(name);
+    warnings.push_back("unknown variable " + name + " ignored" +
+                       (close ? std::string("; did you mean ") + close + "?" : ""));
   }
   return config;
 }

@@ -1,5 +1,7 @@
 #include "runtime.hpp"
 
+#include <nanort/dc/human_size.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <system_error>
@@ -87,12 +89,6 @@ class TraceCopies final : public dc::CopyListener {
   Observer &observer_;
   int first_device_lane_;
 };
-
-std::string to_mib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1 << 20));
-  return text;
-}
 
 }  // namespace
 
@@ -250,10 +246,19 @@ Runtime::Runtime() {
 
   if (!accelerators_.empty()) {
     std::vector<dc::SpaceSettings> spaces;
-    for (const auto &accelerator : accelerators_)
+    for (const auto &accelerator : accelerators_) {
+      const std::size_t memory = accelerator->memory().memory_size();
+      // What set the limit, for the messages of tasks that need more.
+      const bool set = std::any_of(config_.device_memory.begin(), config_.device_memory.end(),
+                                   [&](const MemoryLimit &m) {
+                                     return m.device.empty() || m.device == accelerator->name();
+                                   });
       spaces.push_back({&accelerator->memory(),
-                        memory_limit_for(config_.device_memory, accelerator->name(),
-                                         accelerator->memory().memory_size())});
+                        memory_limit_for(config_.device_memory, accelerator->name(), memory),
+                        set ? "NANORT_DEVICE_MEMORY"
+                            : "by default 90% of its " + dc::human_size(memory) +
+                                  "; NANORT_DEVICE_MEMORY sets it"});
+    }
     dc::DirectoryOptions options;
     options.staging_chunk = config_.staging_chunk;
     options.staging_threads = config_.staging_threads > 0
@@ -1263,20 +1268,21 @@ std::string Runtime::memory_summary() const {
   if (!directory_) return {};
   std::string text;
   char line[256];
-  std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8s %8s %9s %9s %9s\n", "memory",
-                "to dev MiB", "to host", "from peer", "hits", "misses", "evictions",
-                "peak MiB", "limit MiB");
+  std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8s %8s %9s %10s %10s\n", "memory",
+                "to device", "to host", "from peer", "hits", "misses", "evictions", "peak",
+                "limit");
   text += line;
+  // Sizes as people read them: a few KiB never show as "0.0" MiB.
+  auto size = [](std::uint64_t bytes) { return bytes ? dc::human_size(bytes) : std::string("0"); };
   for (dc::SpaceId space = 0; space < directory_->space_count(); ++space) {
     const dc::TransferCounters c = directory_->counters(space);
     const std::string name = space == dc::kHost ? "host" : accelerators_[space - 1]->name();
-    std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %9s %9s\n",
-                  name.c_str(), to_mib(c.bytes_to_device).c_str(),
-                  to_mib(c.bytes_to_host).c_str(), to_mib(c.bytes_from_peer).c_str(),
-                  static_cast<unsigned long long>(c.hits),
+    std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %10s %10s\n",
+                  name.c_str(), size(c.bytes_to_device).c_str(), size(c.bytes_to_host).c_str(),
+                  size(c.bytes_from_peer).c_str(), static_cast<unsigned long long>(c.hits),
                   static_cast<unsigned long long>(c.misses),
-                  static_cast<unsigned long long>(c.evictions), to_mib(c.peak_bytes).c_str(),
-                  space == dc::kHost ? "-" : to_mib(directory_->capacity(space)).c_str());
+                  static_cast<unsigned long long>(c.evictions), size(c.peak_bytes).c_str(),
+                  space == dc::kHost ? "-" : size(directory_->capacity(space)).c_str());
     text += line;
   }
   return text;

@@ -4,6 +4,7 @@
 // NANORT_* environment variables with their current values, a malformed value or an unknown
 // NANORT_* variable flagged (--env: those alone, without starting the runtime).
 #include <nanort/nanort.h>
+#include <nanort/dc/human_size.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -173,10 +174,11 @@ int main(int argc, char **argv) {
   std::printf("  opencl  %d\n", nanort_device_count(NANORT_DEVICE_OPENCL));
   const auto &accelerators = runtime.accelerators();
   for (std::size_t i = 0; i < accelerators.size(); ++i)
-    std::printf("    %-9s %s, memory limit %.1f MiB\n", accelerators[i]->name().c_str(),
+    std::printf("    %-9s %s, memory limit %s\n", accelerators[i]->name().c_str(),
                 accelerators[i]->description().c_str(),
-                static_cast<double>(runtime.directory()->capacity(
-                    static_cast<nanort::dc::SpaceId>(i + 1))) / (1 << 20));
+                nanort::dc::human_size(
+                    runtime.directory()->capacity(static_cast<nanort::dc::SpaceId>(i + 1)))
+                    .c_str());
 
 #if NANORT_HAVE_CUDA
   std::printf("\nCUDA devices found (NANORT_CUDA_DEVICES=%s):\n",
@@ -186,9 +188,9 @@ int main(int argc, char **argv) {
     const auto gpus = rt::cuda::list_devices(&why);
     if (gpus.empty()) std::printf("  none: %s\n", why.c_str());
     for (std::size_t i = 0; i < gpus.size(); ++i)
-      std::printf("  %zu  %s, compute capability %d.%d, %d SMs, %.0f MiB, PCI %s\n", i,
+      std::printf("  %zu  %s, compute capability %d.%d, %d SMs, %s, PCI %s\n", i,
                   gpus[i].name.c_str(), gpus[i].major, gpus[i].minor, gpus[i].multiprocessors,
-                  static_cast<double>(gpus[i].memory) / (1 << 20), gpus[i].pci_bus_id.c_str());
+                  nanort::dc::human_size(gpus[i].memory).c_str(), gpus[i].pci_bus_id.c_str());
   } catch (const std::exception &e) {
     std::printf("  cannot list them: %s\n", e.what());
   }
@@ -204,12 +206,13 @@ int main(int argc, char **argv) {
     if (devices.empty()) std::printf("  none (no OpenCL platform, or none with devices)\n");
     for (std::size_t i = 0; i < devices.size(); ++i) {
       const auto &d = devices[i];
-      std::printf("  %zu  %-11s %s\n      platform %s (%s), %s, driver %s\n      %u compute "
-                  "units, %.0f MiB global memory, largest buffer %.0f MiB, alignment %zu bytes\n",
-                  i, rt::opencl::type_name(d.type), d.name.c_str(), d.platform_name.c_str(),
-                  d.platform_version.c_str(), d.version.c_str(), d.driver.c_str(),
-                  d.compute_units, static_cast<double>(d.global_memory) / (1 << 20),
-                  static_cast<double>(d.max_allocation) / (1 << 20), d.address_alignment);
+      std::printf(
+          "  %zu  %-11s %s\n      platform %s (%s), %s, driver %s\n      %u compute "
+          "units, %s global memory, largest buffer %s, alignment %zu bytes\n",
+          i, rt::opencl::type_name(d.type), d.name.c_str(), d.platform_name.c_str(),
+          d.platform_version.c_str(), d.version.c_str(), d.driver.c_str(), d.compute_units,
+          nanort::dc::human_size(d.global_memory).c_str(),
+          nanort::dc::human_size(d.max_allocation).c_str(), d.address_alignment);
     }
   } catch (const std::exception &e) {
     std::printf("  cannot list them: %s\n", e.what());

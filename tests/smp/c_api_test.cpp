@@ -773,6 +773,65 @@ TEST(CApi, FailuresDuringTaskwaitOnAreReportedOnce) {
   }
 }
 
+// Many failed tasks at one taskwait: the message names every one, whole (it was once cut at
+// 4 KiB, mid-word), one line each, exactly as each failure was recorded.
+TEST(CApi, LongFailureMessageIsKeptWhole) {
+  constexpr int kTasks = 600;  // about 45 KiB of message
+  static std::vector<std::string> labels;
+  labels.clear();
+  std::vector<std::string> expected;
+  for (int i = 0; i < kTasks; ++i) {
+    labels.push_back("failing task number " + std::to_string(i));
+    expected.push_back("task '" + labels[i] + "' (kernels/thrower.c:123) threw: boom from a task");
+  }
+  for (int i = 0; i < kTasks; ++i) {
+    nanort_task *t = make_task(thrower_site, 0);
+    ASSERT_NE(t, nullptr);
+    nanort_task_set_label(t, labels[i].c_str());
+    ASSERT_EQ(nanort_task_submit(t), NANORT_SUCCESS);
+  }
+  ASSERT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  const std::string message = nanort_last_error();
+  std::vector<std::string> lines;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = message.find('\n', start);
+    lines.push_back(message.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  // In the order the tasks failed, which two workers decide.
+  std::sort(lines.begin(), lines.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(lines, expected) << "a message of " << message.size() << " characters";
+  // A short message after it replaces it whole.
+  EXPECT_EQ(nanort_task_access(nullptr, nullptr, 0, NANORT_IN), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(nanort_last_error(), "nanort_task_access: task is NULL");
+}
+
+// Each thread keeps its own message, also a long one, until it fails again; a thread that
+// ends frees its own (LeakSanitizer would report it in sanitizer builds).
+TEST(CApi, LongFailureMessagesArePerThread) {
+  const std::string long_label(10000, 'x');
+  std::string seen_there;
+  std::thread other([&] {
+    nanort_task *t = make_task(thrower_site, 0);
+    ASSERT_NE(t, nullptr);
+    nanort_task_set_label(t, long_label.c_str());
+    EXPECT_EQ(nanort_task_access(t, &long_label, static_cast<std::size_t>(-1), NANORT_IN),
+              NANORT_ERROR_INVALID_ARGUMENT);
+    seen_there = nanort_last_error();
+    nanort_task_discard(t);
+  });
+  other.join();
+  EXPECT_EQ(seen_there, "task '" + long_label +
+                            "' (kernels/thrower.c:123): the size of an access, " +
+                            std::to_string(static_cast<std::size_t>(-1)) +
+                            " bytes, is more than memory can hold; it looks like a negative "
+                            "length (-1) converted to size_t");
+  EXPECT_EQ(nanort_task_submit(nullptr), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(nanort_last_error(), "nanort_task_submit: task is NULL");
+}
+
 // ---------------------------------------------------------------------------------------------
 // if(0) and final
 

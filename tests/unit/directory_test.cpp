@@ -6,6 +6,7 @@
 // Every result is compared with a plain reference array updated the same way.
 #include <nanort/dc/directory.hpp>
 #include <nanort/dc/host_space.hpp>
+#include <nanort/dc/human_size.hpp>
 
 #include <gtest/gtest.h>
 
@@ -733,20 +734,30 @@ TEST(Directory, DataTooLargeNamesTheSpace) {
   Directory directory({{&device, 4096}});
   std::vector<char> big(8192), a(3000), b(3000);
 
-  auto expect_too_large = [&](const Accesses &accesses, const char *what) {
-    SCOPED_TRACE(what);
+  auto expect_too_large = [&](const Accesses &accesses, const std::string &expected) {
+    SCOPED_TRACE(expected);
     Staging staging;
     try {
       directory.stage(kDev1, accesses, staging);
       ADD_FAILURE() << "stage() did not throw";
     } catch (const DataTooLargeError &error) {
-      EXPECT_NE(std::string(error.what()).find("tiny-device"), std::string::npos) << error.what();
+      EXPECT_EQ(error.what(), "a task " + expected);
+      EXPECT_EQ(error.predicate(), expected);
     }
     EXPECT_TRUE(staging.pinned.empty());
   };
-  expect_too_large({in(big.data(), big.size())}, "one access larger than the capacity");
-  // Each fits alone, not both together.
-  expect_too_large({in(a.data(), a.size()), in(b.data(), b.size())}, "two accesses");
+  expect_too_large({in(big.data(), big.size())},
+                   "needs 8 KiB at once on tiny-device, more than the device's memory limit of "
+                   "4 KiB");
+  // Each fits alone, not both together: what the task needs in all, not the piece that did not
+  // fit beside the other (once "2 KiB in one piece does not fit", against a 4 KiB limit).
+  expect_too_large({in(a.data(), a.size()), in(b.data(), b.size())},
+                   "needs 5.86 KiB at once on tiny-device, more than the device's memory limit "
+                   "of 4 KiB");
+  // Overlapping accesses count once.
+  expect_too_large({in(big.data(), 3000), inout(big.data() + 1000, 3097)},
+                   "needs 4097 bytes at once on tiny-device, more than the device's memory "
+                   "limit of 4096 bytes");
 
   // Nothing stays pinned: each fits alone afterwards.
   run_device_task(directory, kDev1, {in(a.data(), a.size())}, [](const Staging &) {});
@@ -1099,6 +1110,61 @@ TEST(Directory, StepsExchangeBlocksThroughTheHostFromTwoThreads) {
 // and get Busy while the other's task holds its memory.
 TEST(Directory, ConcurrentThreadsWithEvictionAndBusy) { run_concurrently(1536, 300); }
 
+// Sizes in messages: never "0 MiB" for a nonzero size, exact sizes exactly, three significant
+// digits otherwise.
+TEST(HumanSize, ReadsAsPeopleReadSizes) {
+  EXPECT_EQ(human_size(0), "0 bytes");
+  EXPECT_EQ(human_size(1), "1 byte");
+  EXPECT_EQ(human_size(1023), "1023 bytes");
+  EXPECT_EQ(human_size(1024), "1 KiB");
+  EXPECT_EQ(human_size(1536), "1.5 KiB");
+  EXPECT_EQ(human_size(6000), "5.86 KiB");
+  EXPECT_EQ(human_size(20 << 10), "20 KiB");
+  EXPECT_EQ(human_size(132 << 10), "132 KiB");
+  EXPECT_EQ(human_size((260 << 10) + 300), "260 KiB");
+  EXPECT_EQ(human_size(std::size_t(1) << 20), "1 MiB");
+  EXPECT_EQ(human_size(std::size_t(3) << 19), "1.5 MiB");
+  EXPECT_EQ(human_size(std::uint64_t(6417.2 * (1 << 20))), "6.27 GiB");
+  EXPECT_EQ(human_size(std::uint64_t(80) << 30), "80 GiB");
+  EXPECT_EQ(human_size(static_cast<std::uint64_t>(-20)), "16 EiB");
+}
+
+// What set the limit is named after it (the runtime says NANORT_DEVICE_MEMORY, or the default).
+TEST(Directory, DataTooLargeNamesWhatSetTheLimit) {
+  CheckedSpace device(device_options("gpu-like"));
+  Directory directory({{&device, 200 << 10, "NANORT_DEVICE_MEMORY"}});
+  std::vector<char> x(128 << 10), y(132 << 10);
+  EXPECT_EQ(device_task_error(directory, kDev1, {in(x.data(), x.size()), inout(y.data(), y.size())},
+                              [](const Staging &) {}),
+            "a task needs 260 KiB at once on gpu-like, more than the device's memory limit of "
+            "200 KiB (NANORT_DEVICE_MEMORY)");
+}
+
+// Within the limit, but the device itself has less memory free (other programs, a limit above
+// its size): the message says so, with the numbers of the task.
+TEST(Directory, DeviceRefusingMemoryWithinTheLimitIsSaidSo) {
+  HostSpaceOptions options = device_options("short-device");
+  options.memory_size = 4096;  // allocations past 4 KiB fail
+  CheckedSpace device(options);
+  Directory directory({{&device, 8192, "NANORT_DEVICE_MEMORY"}});
+  std::vector<char> a(3000), b(3000), c(5000);
+  EXPECT_EQ(device_task_error(directory, kDev1, {in(a.data(), a.size()), in(b.data(), b.size())},
+                              [](const Staging &) {}),
+            "a task needs 5.86 KiB at once on short-device, within the device's memory limit of "
+            "8 KiB (NANORT_DEVICE_MEMORY), but the device refused 2.93 KiB more with 2.93 KiB of "
+            "it placed and nothing else held there: it has less free memory than the limit "
+            "(other programs use it, or the limit is above its size)");
+  EXPECT_EQ(device_task_error(directory, kDev1, {in(c.data(), c.size())}, [](const Staging &) {}),
+            "a task needs 4.88 KiB at once on short-device, within the device's memory limit of "
+            "8 KiB (NANORT_DEVICE_MEMORY), but the device refused a piece of 4.88 KiB and nothing "
+            "else held there: it has less free memory than the limit (other programs use it, or "
+            "the limit is above its size)");
+  EXPECT_EQ(directory.used_bytes(kDev1), 0u);
+  // What fits runs.
+  EXPECT_EQ(device_task_error(directory, kDev1, {in(a.data(), a.size())}, [](const Staging &) {}),
+            "");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Regressions.
 
@@ -1122,6 +1188,31 @@ TEST(DirectoryRegression, OverlappingAccessThatFitsAloneIsNotTooLarge) {
   EXPECT_LE(directory.used_bytes(kDev1), 4096u);
   directory.flush();
   EXPECT_TRUE(same_values(x, ref));
+}
+
+// An allocation cached from an earlier task, larger than this task's range in it, must not
+// make a task whose own data fits "too large": it is evicted and the task's ranges placed alone.
+TEST(DirectoryRegression, CachedAllocationLargerThanTheTaskDoesNotMakeItTooLarge) {
+  CheckedSpace device(device_options("small-dev"));
+  Directory directory({{&device, 4096}});
+  std::vector<int> x = iota_vector(2048), ref = x;                                   // 8 KiB
+  run_device_task(directory, kDev1, {inout(x.data(), 750)}, [&](const Staging &s) {  // 3000 bytes
+    int *d = on_device<int>(s, 0);
+    for (int i = 0; i < 750; ++i) ref[i] = d[i] += 1;
+  });
+  // x[0:25) lies in the 3000 bytes cached; x[1250:1750) (2000 bytes) does not fit beside them.
+  const std::string error = device_task_error(
+      directory, kDev1, {in(x.data(), 25), inout(x.data() + 1250, 500)}, [&](const Staging &s) {
+        EXPECT_TRUE(same_values(on_device<int>(s, 0), ref.data(), 25));
+        int *d = on_device<int>(s, 1);
+        EXPECT_TRUE(same_values(d, ref.data() + 1250, 500));
+        for (int i = 0; i < 500; ++i) ref[1250 + i] = d[i] += 2;
+      });
+  EXPECT_EQ(error, "") << "2100 bytes on a 4 KiB device holding 3000 bytes of an earlier task";
+  EXPECT_LE(directory.used_bytes(kDev1), 4096u);
+  directory.flush();
+  EXPECT_TRUE(same_values(x, ref));
+  EXPECT_EQ(device.violations(), 0u);
 }
 
 // The same: windows sliding over an array larger than the capacity, each window overlapping

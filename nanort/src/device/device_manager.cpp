@@ -237,7 +237,11 @@ DeviceManager::Started DeviceManager::start(Task *task) {
     if (accelerator_.is_fatal(e)) stop_program(task, e.what());
     if (staged) directory_.abandon(running.staging);
     if (task->from_shared_queue) shared_count_.fetch_sub(1, std::memory_order_relaxed);
-    fail(task, e.what(), running.start_ns);
+    // The directory's "needs 260 KiB at once on ..." reads as a sentence about the task.
+    const auto *too_large = dynamic_cast<const dc::DataTooLargeError *>(&e);
+    fail(task,
+         too_large ? task->describe() + " " + too_large->predicate() : failed_here(task, e.what()),
+         running.start_ns);
     recycle(running);
     return Started::Failed;
   }
@@ -295,7 +299,7 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
   directory_.finish(running.data, running.staging);
   if (running.task->from_shared_queue) shared_count_.fetch_sub(1, std::memory_order_relaxed);
   if (!failure.empty()) {
-    fail(running.task, failure, running.start_ns);
+    fail(running.task, failed_here(running.task, failure), running.start_ns);
     return;
   }
   // Results no task waits for go home now, on the copy-out stream, while the device goes on.
@@ -321,9 +325,12 @@ void DeviceManager::stop_program(Task *task, const std::string &what) {
   std::_Exit(EXIT_FAILURE);
 }
 
-void DeviceManager::fail(Task *task, const std::string &what, std::uint64_t start_ns) {
-  task->parent->record_error(task->describe() + " failed on " + accelerator_.name() + ": " +
-                             what);
+std::string DeviceManager::failed_here(Task *task, const std::string &what) const {
+  return task->describe() + " failed on " + accelerator_.name() + ": " + what;
+}
+
+void DeviceManager::fail(Task *task, std::string message, std::uint64_t start_ns) {
+  task->parent->record_error(std::move(message));
   runtime_.device_task_measured(*task, static_cast<int>(space_) - 1, 0, false);
   runtime_.device_task_done(task, lane_, start_ns, true);
 }

@@ -89,7 +89,9 @@ class DeviceManager {
   // Asks each running task's completion to wake the thread when it ends; false when one
   // cannot (the thread then polls).
   bool watch_running();
-  void fail(Task *task, const std::string &what, std::uint64_t start_ns);
+  // "task 'x' (file:line) failed on opencl0: what"
+  std::string failed_here(Task *task, const std::string &what) const;
+  void fail(Task *task, std::string message, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
 
   Runtime &runtime_;

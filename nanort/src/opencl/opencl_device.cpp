@@ -1,5 +1,7 @@
 #include "opencl_device.hpp"
 
+#include <nanort/dc/human_size.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -343,9 +345,10 @@ class OpenClMemory final : public dc::MemorySpace {
 
   dc::DeviceBuffer allocate(std::size_t bytes) override {
     if (bytes > info_.max_allocation)
-      throw dc::DataTooLargeError("a task's data needs one buffer of " + std::to_string(bytes) +
-                                  " bytes on " + name() + ", whose largest buffer is " +
-                                  std::to_string(info_.max_allocation) + " bytes");
+      throw dc::DataTooLargeError("needs one buffer of " + dc::human_size(bytes) + " on " + name() +
+                                  ", more than the largest buffer the device allows, " +
+                                  dc::human_size(info_.max_allocation) +
+                                  " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     cl_int status = CL_SUCCESS;
     cl_mem buffer =
         clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);

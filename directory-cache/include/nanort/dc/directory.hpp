@@ -59,15 +59,23 @@ struct TransferCounters {
   std::uint64_t peak_bytes = 0;       // the most allocated at once
 };
 
-// A task's data cannot fit in a device's memory even with nothing else there.
+// A task's data cannot fit in a device's memory even with nothing else there. Made from what
+// the task does, without a subject ("needs 260 KiB at once on ..."): what() reads "a task
+// needs ...", and predicate() lets a caller that knows the task name it instead.
 class DataTooLargeError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DataTooLargeError(const std::string &predicate)
+      : std::runtime_error(std::string(kSubject) + predicate) {}
+  const char *predicate() const noexcept { return what() + sizeof kSubject - 1; }
+
+ private:
+  static constexpr char kSubject[] = "a task ";
 };
 
 struct SpaceSettings {
   MemorySpace *memory = nullptr;  // not owned; outlives the directory
   std::size_t capacity = 0;       // bytes this space may hold; 0: its memory size
+  std::string limit_source = {};  // what set the capacity, for messages ("NANORT_DEVICE_MEMORY")
 };
 
 struct DirectoryOptions {
@@ -132,7 +140,8 @@ class Directory {
 
   // Makes room for a task's accesses in 'space' and enqueues the copies of what it reads.
   // Busy: not enough memory while other tasks hold theirs; nothing is held, try again once
-  // one of them finished. Throws DataTooLargeError when the data cannot fit at all.
+  // one of them finished. Throws DataTooLargeError when the data cannot fit at all: more
+  // than the capacity at once, or the device refuses the memory with nothing else held.
   StageResult stage(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
   // The task staged in 'staging' is done: what it wrote is valid there alone.
   void finish(std::span<const DataAccess> accesses, Staging &staging);
@@ -182,6 +191,7 @@ class Directory {
   struct Space {
     MemorySpace *memory = nullptr;
     std::size_t capacity = 0;
+    std::string limit_source;  // SpaceSettings::limit_source
     std::size_t used = 0;  // live allocations plus free buffers
     std::map<std::uintptr_t, std::unique_ptr<Allocation>> allocations;  // by host start
     std::multimap<std::size_t, DeviceBuffer> free_buffers;              // by size
