@@ -243,8 +243,6 @@ std::size_t memory_limit_for(const std::vector<MemoryLimit> &limits, const std::
   return std::max<std::size_t>(limit, 1);
 }
 
-namespace {
-
 // The known variable a misspelt one most likely meant: the nearest by edit distance (letters
 // added, dropped, changed, or two swapped; case ignored) when it is near enough for a typo
 // (1 edit in the part after NANORT_ up to 4 letters, 2 up to 8, else 3); nullptr otherwise.
@@ -281,8 +279,6 @@ const char *closest_variable(const std::string &name) {
   const std::size_t near = letters <= 4 ? 1 : letters <= 8 ? 2 : 3;
   return best && best_distance <= near ? best : nullptr;
 }
-
-}  // namespace
 
 Config read_config(std::vector<std::string> &warnings) {
   Config config;

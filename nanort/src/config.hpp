@@ -77,6 +77,10 @@ class ConfigError : public std::runtime_error {
 // variables are appended to 'warnings'.
 Config read_config(std::vector<std::string> &warnings);
 
+// The known variable a misspelt NANORT_ name most likely meant (a typo away: letters added,
+// dropped, changed or two swapped, case ignored), or nullptr.
+const char *closest_variable(const std::string &name);
+
 // Checks one variable as the runtime's start would, without starting it (nanort-info --env):
 // an empty string when 'value' is valid for 'name', else the reason (the message the runtime
 // would stop with). A name that is not in environment_table() gives a reason too. The device

@@ -26,22 +26,6 @@ namespace rt = nanort::rt;
 
 extern char **environ;
 
-// Edits (insertions, deletions, substitutions) between two names: how close a typo is.
-static std::size_t edit_distance(const std::string &a, const std::string &b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The table of variables with each one's value now; a malformed value and an unknown NANORT_
 // variable are flagged. Returns the number of malformed values (the runtime would not start).
 static int print_environment() {
@@ -73,13 +57,7 @@ static int print_environment() {
     std::printf("\nUnknown NANORT_ variables (the runtime ignores them):\n");
     for (const std::string &entry : unknown) {
       const std::string name = entry.substr(0, entry.find('='));
-      const char *closest = nullptr;
-      std::size_t best = 3;  // at most two edits away: a typo, not another name
-      for (const rt::EnvVar &var : rt::environment_table())
-        if (const std::size_t d = edit_distance(name, var.name); d < best) {
-          best = d;
-          closest = var.name;
-        }
+      const char *closest = rt::closest_variable(name);  // as the runtime's warning says
       std::printf("  %s   <- UNKNOWN%s%s%s\n", entry.c_str(), closest ? ": did you mean " : "",
                   closest ? closest : "", closest ? "?" : "");
     }
