@@ -22,7 +22,12 @@ nanort_add_checked_test(NAME checker.catches_a_missing_success_line
   STATUS 1 NO_REJECT EXPECT "FAILED \\(check_run.py\\): output does not match: never printed"
   COMMAND ${NANORT_CHECK_RUN} --expect "never printed" --
           $<TARGET_FILE:checker_planted> ok)
-set(checker_tests checker.passes_a_good_program checker.catches_a_crash_at_exit
+# A GoogleTest program asked for a case it does not have (a list made where other devices were
+# present) fails instead of passing having run nothing (support/gtest_main.cpp).
+nanort_add_checked_test(NAME checker.a_gtest_filter_that_selects_nothing_fails
+  STATUS 1 NO_REJECT EXPECT "FAILED: no test case matches --gtest_filter=NoSuch.Case"
+  COMMAND $<TARGET_FILE:unit_placement> --gtest_filter=NoSuch.Case)
+set(checker_tests checker.a_gtest_filter_that_selects_nothing_fails checker.passes_a_good_program checker.catches_a_crash_at_exit
     checker.catches_a_sanitizer_report_with_exit_status_0 checker.catches_a_missing_success_line)
 # A leak only shows under LeakSanitizer (the ASan build): there the checker must fail the leaking
 # program whose output and exit were otherwise those of a passing test.

@@ -269,8 +269,15 @@ TEST_F(ProgramCacheTest, BadMagicOrFormatIsRejected) {
   data[0] = 'X';
   write_file(entry, data);
   expect_rejected_then_repaired();
+  // Rewritten with the right magic and format. (Not byte for byte the same: a platform's
+  // binaries need not be reproducible, as PoCL 5's on Ubuntu are not.)
   data = read_file(entry);
-  ASSERT_EQ(data, good);
+  ASSERT_GE(data.size(), sizeof(ProgramCacheEntryHeader));
+  ProgramCacheEntryHeader good_header, repaired;
+  std::memcpy(&good_header, good.data(), sizeof good_header);
+  std::memcpy(&repaired, data.data(), sizeof repaired);
+  ASSERT_EQ(std::memcmp(repaired.magic, good_header.magic, sizeof repaired.magic), 0);
+  ASSERT_EQ(repaired.format, good_header.format);
   ProgramCacheEntryHeader header;
   std::memcpy(&header, data.data(), sizeof header);
   header.format += 1;

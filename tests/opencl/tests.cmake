@@ -30,7 +30,7 @@ function(nanort_opencl_gtest target)
   if(NOT ARG_NO_TARGET)
     add_executable(${target} ${ARG_SOURCES})
     target_link_libraries(${target} PRIVATE ${ARG_LIBS} OpenCL::OpenCL GTest::gtest
-                                            GTest::gtest_main nanort_build_options)
+                                            nanort_gtest_main nanort_build_options)
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                  ${CMAKE_CURRENT_SOURCE_DIR}/opencl)
   endif()
