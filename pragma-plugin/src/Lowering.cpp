@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -280,47 +281,141 @@ const char *modeName(AccessMode M) {
   return "NANORT_INOUT";
 }
 
+// Text that a printf format prints as it is.
+std::string printfText(StringRef Text) {
+  std::string S;
+  for (char Ch : Text) {
+    if (Ch == '%')
+      S += '%';
+    S += Ch;
+  }
+  return S;
+}
+
+// A C string literal ('?' escaped against trigraphs).
+std::string cLiteral(StringRef Text) {
+  std::string S = "\"";
+  for (char Ch : Text) {
+    if (Ch == '\n') {
+      S += "\\n";
+      continue;
+    }
+    if (Ch == '\\' || Ch == '"' || Ch == '?')
+      S += '\\';
+    S += Ch;
+  }
+  return S + "\"";
+}
+
+// Where a dependence item is, for the checks of its sections when the task is created:
+// "nanort: f.c:12: task 'scale': " (or "... taskwait "), followed by the item as written.
+struct ItemChecks {
+  std::string Where;
+  const char *Task; // the task being created (dropped before the program ends), or "0"
+  bool *Used; // set when a check is emitted: the prelude then defines nanort_section_error
+  DiagSink *Diags; // a constant start before the base is an error at compile time
+  std::function<BaseKind(const DepItem &)> Kind;
+};
+
 // One dependence item, inside a block of its own. Each user expression appears once (so that
 // an error in it is reported once): declares nanort_p, the item's first byte, and either
 // nanort_size (contiguous items) or nanort_rows, nanort_row_bytes, nanort_stride (2-D).
-void emitItem(Code &C, const DepItem &D, bool CPP) {
+// Lengths and sizes are computed as signed numbers and checked: a negative length, size or
+// start ends the program with a message that names the item as the user wrote it.
+void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
   const char *Auto = CPP ? "auto " : "__extension__ __auto_type ";
   auto Base = [&] { C << "("; C.user(D.Base); C << ")"; };
-  auto Length = [&](const Section &S, const char *Lower) {
-    C << "(size_t)(("; C.user(S.Second); C << ")";
-    if (S.Inclusive)
-      C << " - " << Lower << " + 1";
-    C << ")";
+  // What: a printf format, its arguments in Args.
+  auto Fail = [&](const std::string &What, const std::string &Args) {
+    *Check.Used = true;
+    C << "nanort_section_error(" << Check.Task << ", "
+      << cLiteral(printfText(Check.Where + D.Written + ": ") + What + "\n") << ", " << Args
+      << ");\n";
   };
+  // Checks that cannot fail (constants) are left out; a constant start is checked here.
+  auto Known = [](const std::optional<long long> &V) { return V && *V >= 0; };
   for (size_t I = 0; I < D.Sections.size(); ++I) {
-    C << Auto << "nanort_lo" << (unsigned)I << " = ("; C.user(D.Sections[I].Lower); C << ");\n";
+    const Section &S = D.Sections[I];
+    std::string K = std::to_string(I);
+    C << Auto << "nanort_lo" << K << " = ("; C.user(S.Lower); C << ");\n";
+    if (S.Inclusive || !S.ConstLower)
+      C << "long long nanort_start" << K << " = (long long)nanort_lo" << K << ";\n";
+    C << "long long nanort_len" << K << " = (long long)("; C.user(S.Second); C << ")";
+    if (S.Inclusive)
+      C << " - nanort_start" << K << " + 1";
+    C << ";\n";
+  }
+  for (size_t I = 0; I < D.Sections.size(); ++I) {
+    if (Known(D.Sections[I].ConstLength))
+      continue;
+    std::string K = std::to_string(I);
+    C << "if (nanort_len" << K << " < 0) ";
+    Fail(sectionLengthMessage(I, D.Sections.size(), "%lld"), "nanort_len" + K);
+  }
+  BaseKind Kind = D.Sections.empty() ? BaseKind::Unknown : Check.Kind(D);
+  std::string BaseText = printfText(D.BaseText);
+  for (size_t I = 0; I < D.Sections.size(); ++I) {
+    const Section &S = D.Sections[I];
+    if (S.ConstLower && *S.ConstLower < 0) {
+      // The hint's length: a number, or the user's own expression.
+      std::string L;
+      if (S.ConstLength)
+        L = std::to_string(*S.ConstLength);
+      else if (!S.Inclusive)
+        L = spellTokens(S.Second);
+      else
+        L = (S.Second.size() == 1 ? spellTokens(S.Second) : "(" + spellTokens(S.Second) + ")") +
+            " + " + std::to_string(1 - *S.ConstLower);
+      std::string Offset = std::to_string(0ULL - (unsigned long long)*S.ConstLower);
+      Check.Diags->error(S.Lower.front().Loc,
+                         D.Written + ": " +
+                             sectionStartMessage(I, D.Sections.size(), Kind, D.BaseText,
+                                                 std::to_string(*S.ConstLower), Offset, L));
+    }
+    if (S.ConstLower) // not negative, or an error above
+      continue;
+    std::string K = std::to_string(I);
+    C << "if (nanort_start" << K << " < 0) ";
+    if (I == 0 && D.Sections.size() == 1 && Kind != BaseKind::Array && Kind != BaseKind::Other)
+      Fail(sectionStartMessage(I, 1, Kind, BaseText, "%lld", "%llu", "%lld"),
+           "nanort_start0, 0ULL - (unsigned long long)nanort_start0, nanort_len0");
+    else
+      Fail(sectionStartMessage(I, D.Sections.size(), Kind, BaseText, "%lld", "", ""),
+           "nanort_start" + K);
   }
   if (!D.Shape.empty()) {
-    C << Auto << "nanort_p = "; Base(); C << ";\nsize_t nanort_size = ";
-    for (const Toks &Dim : D.Shape) {
-      C << "(size_t)("; C.user(Dim); C << ") * ";
+    C << Auto << "nanort_p = "; Base(); C << ";\n";
+    for (size_t I = 0; I < D.Shape.size(); ++I) {
+      std::string K = std::to_string(I);
+      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
+      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
+        continue;
+      C << "if (nanort_dim" << K << " < 0) ";
+      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
     }
+    C << "size_t nanort_size = ";
+    for (size_t I = 0; I < D.Shape.size(); ++I)
+      C << "(size_t)nanort_dim" << (unsigned)I << " * ";
     C << "sizeof(*nanort_p);\n";
   } else if (D.Sections.empty()) {
     C << Auto << "nanort_p = &"; Base(); C << ";\nsize_t nanort_size = sizeof(*nanort_p);\n";
   } else if (D.Sections.size() == 1) {
-    C << Auto << "nanort_p = &"; Base(); C << "[nanort_lo0];\nsize_t nanort_size = ";
-    Length(D.Sections[0], "nanort_lo0");
-    C << " * sizeof(*nanort_p);\n";
+    C << Auto << "nanort_p = &"; Base(); C << "[nanort_lo0];\n"
+      << "size_t nanort_size = (size_t)nanort_len0 * sizeof(*nanort_p);\n";
   } else {
     C << Auto << "nanort_row = &"; Base(); C << "[nanort_lo0];\n"
-      << Auto << "nanort_p = &(*nanort_row)[nanort_lo1];\nsize_t nanort_rows = ";
-    Length(D.Sections[0], "nanort_lo0");
-    C << ";\nsize_t nanort_row_bytes = ";
-    Length(D.Sections[1], "nanort_lo1");
-    C << " * sizeof(*nanort_p);\nsize_t nanort_stride = sizeof(*nanort_row);\n";
+      << Auto << "nanort_p = &(*nanort_row)[nanort_lo1];\n"
+      << "size_t nanort_rows = (size_t)nanort_len0;\n"
+      << "size_t nanort_row_bytes = (size_t)nanort_len1 * sizeof(*nanort_p);\n"
+      << "size_t nanort_stride = sizeof(*nanort_row);\n";
   }
 }
 
 // nanort_task_access / nanort_task_copy of one item, 1-D or 2-D.
-void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, bool CPP) {
+void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, bool CPP,
+                const ItemChecks &Check) {
   C << "{ ";
-  emitItem(C, D, CPP);
+  emitItem(C, D, CPP, Check);
   if (D.Sections.size() == 2)
     C << "nanort_check(" << Fn << "_2d(nanort_t, (const void *)nanort_p, nanort_row_bytes, "
       << "nanort_rows, nanort_stride, " << Mode << "), \"" << Fn << "\"); }\n";
@@ -368,6 +463,7 @@ private:
   std::map<std::string, std::string> FileModules; // file(...) path -> module variable
   std::string FileModuleDefs;                     // their definitions, in the prelude
   bool UsesCuda = false;  // a device(cuda) task: the prelude declares nanort_cuda_program
+  bool UsesSectionChecks = false; // the prelude defines nanort_section_error
   std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
@@ -384,9 +480,35 @@ private:
     T.print(OS, Policy, Name);
     return OS.str();
   }
-  std::string fileLiteral(SourceLocation L) const {
+  static std::vector<const VarDecl *> params(const FunctionDecl *FD) {
+    return std::vector<const VarDecl *>(FD->param_begin(), FD->param_end());
+  }
+  // Whether a section's base is an array or a pointer: for a base that is one name, of a
+  // variable in Scope or at file scope.
+  BaseKind baseKind(const DepItem &D, ArrayRef<const VarDecl *> Scope) const {
+    if (D.Base.size() != 1 || D.Base[0].Kind != tok::identifier)
+      return BaseKind::Unknown;
+    const VarDecl *V = nullptr;
+    for (const VarDecl *S : Scope)
+      if (S->getName() == D.Base[0].Text)
+        V = S;
+    if (!V)
+      for (NamedDecl *N : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(D.Base[0].Text)))
+        if (auto *G = dyn_cast<VarDecl>(N))
+          V = G;
+    if (!V || V->getType()->isDependentType())
+      return BaseKind::Unknown;
+    QualType T = V->getType().getNonReferenceType();
+    if (T->isArrayType())
+      return BaseKind::Array;
+    return T->isPointerType() ? BaseKind::Pointer : BaseKind::Other;
+  }
+  StringRef fileName(SourceLocation L) const {
     PresumedLoc P = SM.getPresumedLoc(L);
-    return "\"" + Code::escape(P.isValid() ? P.getFilename() : "") + "\"";
+    return P.isValid() ? P.getFilename() : "";
+  }
+  std::string fileLiteral(SourceLocation L) const {
+    return "\"" + Code::escape(fileName(L)) + "\"";
   }
   unsigned lineOf(SourceLocation L) const {
     PresumedLoc P = SM.getPresumedLoc(L);
@@ -492,7 +614,11 @@ private:
                        SourceLocation &PreludeAt);
   void lowerCritical(const Pragma &P, const Candidate &C);
   void lowerAtomic(const Pragma &P, const Candidate &C);
-  void emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
+  // Who: the task in messages, "task 'f'" or "inline task".
+  // Scope: the variables that dependences may name (parameters, captures), whose types
+  // tell messages whether a base is an array or a pointer.
+  void emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
+                       ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                        const Pragma *LaunchFrom = nullptr,
                        const std::map<std::string, std::string> *Rename = nullptr);
   void emitLaunchClause(Code &C, const Clause &Cl);
@@ -632,6 +758,19 @@ std::string Lowerer::prelude() const {
       S += std::string(CPP ? "extern \"C\" { " : "") + "__attribute__((weak)) int " + N +
            " = 0;" + (CPP ? " }" : "") + "\n";
   }
+  if (UsesSectionChecks)
+    // A dependence whose section or shape has a negative length or size, or starts before its
+    // base, found when the task is created: the message names the pragma's file and line, the
+    // task and the item as written; the task, not submitted, is dropped.
+    S += "#include <stdarg.h>\n"
+         "static inline __attribute__((noreturn, format(printf, 2, 3))) void "
+         "nanort_section_error(nanort_task *nanort_t, const char *nanort_format, ...) {\n"
+         "  va_list nanort_args;\n"
+         "  va_start(nanort_args, nanort_format);\n"
+         "  vfprintf(stderr, nanort_format, nanort_args);\n"
+         "  va_end(nanort_args);\n"
+         "  if (nanort_t) nanort_task_discard(nanort_t);\n"
+         "  exit(1);\n}\n";
   S += FileModuleDefs;
   if (UsesCuda) {
     // The program's CUDA fatbin, which nanocc / nanocxx / nanort_annotate embed from the .cu
@@ -665,9 +804,14 @@ std::string Lowerer::prelude() const {
 // Label, priority, if, final, dependences, and the target's clauses. A task whose own
 // devices have no kernel takes its index space (ndrange, shmem) from the target of a version
 // (LaunchFrom), whose parameter names Rename turns into the task's.
-void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
+void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
+                              ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                               const Pragma *LaunchFrom,
                               const std::map<std::string, std::string> *Rename) {
+  ItemChecks Check{"nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                       std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
+                   "nanort_t", &UsesSectionChecks, &Diags,
+                   [&](const DepItem &D) { return baseKind(D, Scope); }};
   for (const Clause &Cl : Task.Clauses) {
     switch (Cl.Info->Kind) {
     case ClauseKind::In:
@@ -677,7 +821,7 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
     case ClauseKind::Commutative:
     case ClauseKind::Depend:
       for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP);
+        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
     case ClauseKind::Priority:
       C << "nanort_task_set_priority(nanort_t, "; C.user(Cl.Args[0]); C << ");\n";
@@ -707,7 +851,7 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const Pragma *Target,
     case ClauseKind::CopyOut:
     case ClauseKind::CopyInout:
       for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP);
+        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
       break;
     case ClauseKind::NoCopyDeps:
       C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
@@ -802,6 +946,20 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   if (!CPP)
     if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))
       C.Subst = &Outer->Views;
+  // The variables that the items may name: those of the enclosing function declared before
+  // the pragma, the nearest last.
+  std::vector<const VarDecl *> Scope;
+  for (const VarDecl *V : Vars) {
+    const auto *F = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+    if (!On || !F || !F->getBody())
+      continue;
+    SourceLocation B = SM.getExpansionLoc(F->getBody()->getBeginLoc()),
+                   E = SM.getExpansionLoc(F->getBody()->getEndLoc());
+    if (SM.isBeforeInTranslationUnit(P.Begin, B) || SM.isBeforeInTranslationUnit(E, P.Begin) ||
+        !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(V->getLocation()), P.Begin))
+      continue;
+    Scope.push_back(V);
+  }
   if (!On) {
     C << "nanort_check(" << (NoFlush ? "nanort_taskwait_noflush" : "nanort_taskwait")
       << "(), \"taskwait\");";
@@ -812,7 +970,11 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
     for (size_t I = 0; I < N; ++I) {
       const DepItem &D = On->Deps[I];
       C << "{ ";
-      emitItem(C, D, CPP);
+      emitItem(C, D, CPP,
+               {"nanort: " + std::string(fileName(P.Begin)) + ":" +
+                    std::to_string(lineOf(P.Begin)) + ": taskwait ",
+                "0", &UsesSectionChecks, &Diags,
+                [&](const DepItem &D) { return baseKind(D, Scope); }});
       C << "nanort_addresses[" << (unsigned)I << "] = (const void *)nanort_p;\n"
         << "nanort_sizes[" << (unsigned)I << "] = ";
       if (D.Sections.size() == 2) // from the first to the last byte of the block
@@ -1220,7 +1382,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I || Instance ? ", " : "") << PNames[I];
     C << "};\n";
-    emitTaskClauses(C, Task, Target);
+    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target);
     C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
   } else {
   // The argument block: one member per parameter.
@@ -1290,7 +1452,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << "0";
     C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
   }
-  emitTaskClauses(C, Task, Target, LaunchFrom, &Rename);
+  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
     << (ExternC ? "}\n" : "");
   }
@@ -2056,7 +2218,12 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
         C << "(void)" << Name << ";\n";
     }
   }
-  emitTaskClauses(C, Task, nullptr);
+  const Clause *LabelC = Task.find(ClauseKind::Label);
+  std::vector<const VarDecl *> Scope;
+  for (const Capture &Cap : Caps)
+    Scope.push_back(Cap.Var);
+  emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
+                  nullptr);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));

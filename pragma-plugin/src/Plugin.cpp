@@ -122,7 +122,16 @@ public:
       else
         Diags.error(DirLoc, "unknown directive " + directiveLine(P.Namespace, DirName));
     } else {
-      parsePragma(P, T, Eod, Diags);
+      // Constant section bounds may be written with macros (x[0;-N]): their definitions here.
+      MacroLookup Macros = [&PP](const std::string &Name, Toks &Out) {
+        const MacroInfo *MI = PP.getMacroInfo(PP.getIdentifierInfo(Name));
+        if (!MI || !MI->isObjectLike())
+          return false;
+        for (const Token &K : MI->tokens())
+          Out.push_back({K.getKind(), PP.getSpelling(K), K.getLocation()});
+        return true;
+      };
+      parsePragma(P, T, Eod, Diags, &Macros);
     }
     bool AfterOpenCLTarget = false;
     if (!Out.empty() && Out.back().Valid && Out.back().Dir &&
@@ -498,6 +507,7 @@ public:
         }
       }
       unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+      unsigned NoteID = D.getCustomDiagID(DiagnosticsEngine::Note, "%0");
       for (const StoredDiag &SD : R.Diags) {
         FileID F;
         if (SD.File == FE->getName())
@@ -507,7 +517,11 @@ public:
         SourceLocation L;
         if (F.isValid())
           L = SM.getLocForStartOfFile(F).getLocWithOffset(SD.Offset);
-        D.Report(L, ID) << SD.Message;
+        DiagnosticBuilder B = D.Report(L, SD.Note ? NoteID : ID);
+        B << SD.Message;
+        if (SD.HasFix && L.isValid())
+          B << FixItHint::CreateReplacement(
+              CharSourceRange::getCharRange(L, L.getLocWithOffset(SD.FixLength)), SD.FixText);
       }
       OK = R.Lowered && !R.ClangErrors && R.Diags.empty();
       if (OK) {

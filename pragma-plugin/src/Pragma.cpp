@@ -3,6 +3,10 @@
 
 #include "clang/Basic/SourceManager.h"
 
+#include <algorithm>
+#include <climits>
+#include <optional>
+
 using namespace clang;
 
 namespace nanort {
@@ -13,7 +17,72 @@ void DiagSink::error(SourceLocation Loc, const std::string &Message) {
   std::string File;
   if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(D.first))
     File = FE->getName().str();
-  Diags.push_back({File, D.second, Message});
+  StoredDiag S;
+  S.File = File;
+  S.Offset = D.second;
+  S.Message = Message;
+  Diags.push_back(S);
+}
+
+void DiagSink::note(SourceLocation Loc, const std::string &Message, unsigned TokLength,
+                    const std::string &Replacement) {
+  error(Loc, Message);
+  StoredDiag &D = Diags.back();
+  D.Note = true;
+  D.HasFix = true;
+  D.FixLength = TokLength;
+  D.FixText = Replacement;
+}
+
+namespace {
+std::string dimension(size_t Dim, size_t Dims) {
+  return Dims > 1 ? " in dimension " + std::to_string(Dim + 1) : "";
+}
+} // namespace
+
+std::string sectionLengthMessage(size_t Dim, size_t Dims, const std::string &Value) {
+  return "the section's length" + dimension(Dim, Dims) + " is " + Value;
+}
+
+std::string sectionStartMessage(size_t Dim, size_t Dims, BaseKind Kind, const std::string &Base,
+                                const std::string &Start, const std::string &Offset,
+                                const std::string &Length) {
+  std::string M = "the section starts at index " + Start + dimension(Dim, Dims);
+  if (Dim == 1)
+    return M + ", before the first element of a row";
+  if (Kind == BaseKind::Array)
+    return M + ", outside the array " + Base;
+  M += ", before " + Base + "[0]";
+  if (Dims == 1 && Kind != BaseKind::Other) // a pointer may point into a larger array
+    M += " (to name memory before a pointer, write (" + Base + " - " + Offset + ")[0;" +
+         Length + "])";
+  return M;
+}
+
+std::string shapeSizeMessage(size_t Dim, size_t Dims, const std::string &Value) {
+  return "the shape's size" + dimension(Dim, Dims) + " is " + Value;
+}
+
+std::string spellTokens(const Toks &T) {
+  auto Alnum = [](const Tok &K) {
+    return !K.Text.empty() && (isalnum((unsigned char)K.Text[0]) || K.Text[0] == '_') &&
+           (isalnum((unsigned char)K.Text.back()) || K.Text.back() == '_');
+  };
+  std::string S;
+  for (size_t I = 0; I < T.size(); ++I) {
+    if (I > 0) {
+      const Tok &P = T[I - 1], &K = T[I];
+      bool Space;
+      if (P.Loc.isValid() && K.Loc.isValid() && P.Loc != K.Loc)
+        Space = K.Loc != P.Loc.getLocWithOffset(P.Text.size());
+      else // _Pragma("..."): every token has the location of the _Pragma
+        Space = Alnum(P) && Alnum(K);
+      if (Space)
+        S += ' ';
+    }
+    S += T[I].Text;
+  }
+  return S;
 }
 
 std::string joinTokens(const Toks &T) {
@@ -75,40 +144,283 @@ size_t matching(const Toks &T, size_t Open) {
 
 class Parser {
 public:
-  Parser(Pragma &P, DiagSink &Diags) : P(P), Diags(Diags) {}
+  Parser(Pragma &P, DiagSink &Diags, const MacroLookup *Macros)
+      : P(P), Diags(Diags), Macros(Macros) {}
 
-  bool parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &Out);
-  bool parseDepList(const Toks &T, SourceLocation Loc, AccessMode Mode, std::vector<DepItem> &Out);
+  // Clause: what messages show before the item, "in(" or "depend(in: ". Depend: x[a:n] is a
+  // start and a length (OpenMP), not a start and an included end (OmpSs-1).
+  bool parseDepItem(const Toks &T, AccessMode Mode, const std::string &Clause, bool Depend,
+                    std::vector<DepItem> &Out);
+  bool parseDepList(const Toks &T, SourceLocation Loc, AccessMode Mode, const std::string &Clause,
+                    bool Depend, std::vector<DepItem> &Out);
   bool parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocation ParenLoc);
 
 private:
   Pragma &P;
   DiagSink &Diags;
+  const MacroLookup *Macros;
+  bool checkConstants(DepItem &D);
   bool fail(SourceLocation Loc, const std::string &Msg) {
     Diags.error(Loc, Msg);
     return false;
   }
 };
 
-bool Parser::parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &Out) {
+// The top-level separators of the bracket group R[Open..Close]: ';' and the ':' that no '?'
+// claims (x[c ? a : b] is a subscript, x[c ? a : b : e] a section).
+std::vector<size_t> separators(const Toks &R, size_t Open, size_t Close) {
+  std::vector<size_t> Seps;
+  int Depth = 0, Pending = 0;
+  for (size_t K = Open + 1; K < Close; ++K) {
+    if (isOpen(R[K].Kind))
+      ++Depth;
+    else if (isClose(R[K].Kind))
+      --Depth;
+    else if (Depth != 0)
+      continue;
+    else if (R[K].Kind == tok::question)
+      ++Pending;
+    else if (R[K].Kind == tok::colon && Pending > 0)
+      --Pending;
+    else if (R[K].Kind == tok::semi || R[K].Kind == tok::colon)
+      Seps.push_back(K);
+  }
+  return Seps;
+}
+
+// An integer constant written with literals, object-like macros, parentheses and the
+// arithmetic operators: enough to see x[0;-5] or x[-N;8] at compile time. Anything else
+// (names of variables, casts, unsigned literals, overflow) is not folded.
+class ConstFolder {
+public:
+  explicit ConstFolder(const MacroLookup *Macros) : Macros(Macros) {}
+
+  std::optional<long long> fold(const Toks &T) {
+    E.clear();
+    if (!expand(T, 0))
+      return std::nullopt;
+    Pos = 0;
+    OK = true;
+    long long V = shift();
+    if (!OK || Pos != E.size())
+      return std::nullopt;
+    return V;
+  }
+
+private:
+  const MacroLookup *Macros;
+  Toks E;
+  size_t Pos = 0;
+  bool OK = true;
+
+  bool expand(const Toks &T, int Depth) {
+    if (Depth > 16)
+      return false;
+    for (const Tok &K : T) {
+      if (K.Kind == tok::identifier) {
+        Toks R;
+        if (!Macros || !(*Macros)(K.Text, R) || R.empty() || !expand(R, Depth + 1))
+          return false;
+        continue;
+      }
+      E.push_back(K);
+    }
+    return true;
+  }
+  bool is(tok::TokenKind K) const { return Pos < E.size() && E[Pos].Kind == K; }
+  long long fail() {
+    OK = false;
+    return 0;
+  }
+  long long shift() {
+    long long V = additive();
+    while (OK && (is(tok::lessless) || is(tok::greatergreater))) {
+      bool Left = is(tok::lessless);
+      ++Pos;
+      long long R = additive();
+      if (R < 0 || R > 62 || V < 0)
+        return fail();
+      if (Left) {
+        if (V > (LLONG_MAX >> R))
+          return fail();
+        V <<= R;
+      } else {
+        V >>= R;
+      }
+    }
+    return V;
+  }
+  long long additive() {
+    long long V = multiplicative();
+    while (OK && (is(tok::plus) || is(tok::minus))) {
+      bool Plus = is(tok::plus);
+      ++Pos;
+      long long R = multiplicative();
+      if (Plus ? __builtin_add_overflow(V, R, &V) : __builtin_sub_overflow(V, R, &V))
+        return fail();
+    }
+    return V;
+  }
+  long long multiplicative() {
+    long long V = unary();
+    while (OK && (is(tok::star) || is(tok::slash) || is(tok::percent))) {
+      tok::TokenKind Op = E[Pos++].Kind;
+      long long R = unary();
+      if (Op == tok::star) {
+        if (__builtin_mul_overflow(V, R, &V))
+          return fail();
+      } else if (R == 0 || (V == LLONG_MIN && R == -1)) {
+        return fail();
+      } else {
+        V = Op == tok::slash ? V / R : V % R;
+      }
+    }
+    return V;
+  }
+  long long unary() {
+    if (is(tok::plus)) {
+      ++Pos;
+      return unary();
+    }
+    if (is(tok::minus)) {
+      ++Pos;
+      long long V = unary();
+      return V == LLONG_MIN ? fail() : -V;
+    }
+    if (is(tok::tilde)) {
+      ++Pos;
+      return ~unary();
+    }
+    if (is(tok::l_paren)) {
+      ++Pos;
+      long long V = shift();
+      if (!is(tok::r_paren))
+        return fail();
+      ++Pos;
+      return V;
+    }
+    if (is(tok::numeric_constant))
+      return literal(E[Pos++].Text);
+    return fail();
+  }
+  // Decimal, octal, hexadecimal or binary, with digit separators and l/ll suffixes.
+  long long literal(std::string Text) {
+    Text.erase(std::remove(Text.begin(), Text.end(), '\''), Text.end());
+    while (!Text.empty() && (Text.back() == 'l' || Text.back() == 'L'))
+      Text.pop_back();
+    unsigned Base = 10;
+    size_t I = 0;
+    if (Text.size() > 2 && Text[0] == '0' && (Text[1] == 'x' || Text[1] == 'X'))
+      Base = 16, I = 2;
+    else if (Text.size() > 2 && Text[0] == '0' && (Text[1] == 'b' || Text[1] == 'B'))
+      Base = 2, I = 2;
+    else if (Text.size() > 1 && Text[0] == '0')
+      Base = 8, I = 1;
+    if (I == Text.size())
+      return Text == "0" ? 0 : fail();
+    long long V = 0;
+    for (; I < Text.size(); ++I) {
+      char C = Text[I];
+      unsigned D = isdigit((unsigned char)C)   ? C - '0'
+                   : isxdigit((unsigned char)C) ? (tolower(C) - 'a' + 10)
+                                               : 99;
+      if (D >= Base) // an unsigned or floating literal, or a suffix not folded
+        return fail();
+      if (__builtin_mul_overflow(V, (long long)Base, &V) ||
+          __builtin_add_overflow(V, (long long)D, &V))
+        return fail();
+    }
+    return V;
+  }
+};
+
+// Whether a base needs parentheses before a subscript in a message: x, s.f, p->a[i], (x + 1)
+// do not; *pp does.
+bool postfixBase(const Toks &B) {
+  int Depth = 0;
+  for (const Tok &K : B) {
+    if (isOpen(K.Kind)) {
+      ++Depth;
+    } else if (isClose(K.Kind)) {
+      --Depth;
+    } else if (Depth == 0 && K.Kind != tok::identifier && K.Kind != tok::kw_this &&
+               K.Kind != tok::period && K.Kind != tok::arrow && K.Kind != tok::coloncolon) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const char *const SeparatorHelp = "start;length or start:end, the end included";
+
+bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Clause,
+                          bool Depend, std::vector<DepItem> &Out) {
   DepItem D;
   D.Mode = Mode;
   D.Loc = T.front().Loc;
+  D.Written = Clause + spellTokens(T) + ")";
   size_t I = 0;
   // Shaping: [n][m]x.
   while (I < T.size() && T[I].Kind == tok::l_square) {
     size_t Close = matching(T, I);
     if (Close == T.size())
       return fail(T[I].Loc, "expected ']' to close the shape");
+    I = Close + 1;
+  }
+  const size_t ShapeEnd = I;
+  // A comma directly inside '[]' is the comma operator: x[0,n] is x[n], [n,m]x is [m]x. One
+  // inside parentheses or braces (x[f(a, b)]) is the user's own.
+  {
+    std::vector<size_t> Open;
+    for (size_t J = 0; J < T.size(); ++J) {
+      if (isOpen(T[J].Kind)) {
+        Open.push_back(J);
+      } else if (isClose(T[J].Kind)) {
+        if (!Open.empty())
+          Open.pop_back();
+      } else if (T[J].Kind == tok::comma && !Open.empty() &&
+                 T[Open.back()].Kind == tok::l_square) {
+        if (Open.back() < ShapeEnd) {
+          Diags.error(T[J].Loc, "',' in a shape is the comma operator, which keeps only the "
+                                "last size: did you mean '][' ([n][m]x)?");
+          if (!P.Operator)
+            Diags.note(T[J].Loc, "replace ',' with '][' for two dimensions", 1, "][");
+        } else if (Depend) {
+          Diags.error(T[J].Loc, "',' in a subscript of a dependence is the comma operator, "
+                                "which keeps only the last value: did you mean ':' "
+                                "(start:length)?");
+          if (!P.Operator)
+            Diags.note(T[J].Loc, "replace ',' with ':' for a start and a length", 1, ":");
+        } else {
+          Diags.error(T[J].Loc, "',' in a subscript of a dependence is the comma operator, "
+                                "which keeps only the last value: did you mean ';' "
+                                "(start;length) or ':' (start:end)?");
+          if (!P.Operator) {
+            Diags.note(T[J].Loc, "replace ',' with ';' for a start and a length", 1, ";");
+            Diags.note(T[J].Loc, "replace ',' with ':' for a start and an end, the end included",
+                       1, ":");
+          }
+        }
+        return false;
+      }
+    }
+  }
+  if (ShapeEnd == T.size())
+    return fail(T.back().Loc, "expected an expression after the shape");
+  for (I = 0; I < ShapeEnd;) {
+    size_t Close = matching(T, I);
     Toks Dim(T.begin() + I + 1, T.begin() + Close);
     if (Dim.empty())
       return fail(T[I].Loc, "expected a size inside '[]' of a shape");
+    std::vector<size_t> Seps = separators(T, I, Close);
+    if (!Seps.empty())
+      return fail(T[Seps[0]].Loc, "unexpected '" + T[Seps[0]].Text +
+                                      "' in a shape: a shape gives one size per '[]', "
+                                      "[n]x or [n][m]x");
     D.Shape.push_back(Dim);
     I = Close + 1;
   }
   Toks Rest(T.begin() + I, T.end());
-  if (Rest.empty())
-    return fail(T.back().Loc, "expected an expression after the shape");
 
   // Trailing bracket groups: sections [a;n] / [a:b] or plain subscripts.
   struct Group {
@@ -126,23 +438,10 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &
       } else if (isClose(Rest[J].Kind)) {
         if (--Depth < 0)
           return fail(Rest[J].Loc, "unbalanced '" + Rest[J].Text + "'");
-        if (Depth == 0 && Rest[J].Kind == tok::r_square && Rest[Open].Kind == tok::l_square) {
-          bool Section = false, Ternary = false;
-          int D2 = 0;
-          for (size_t K = Open + 1; K < J; ++K) {
-            if (isOpen(Rest[K].Kind))
-              ++D2;
-            else if (isClose(Rest[K].Kind))
-              --D2;
-            else if (D2 == 0 && (Rest[K].Kind == tok::semi || Rest[K].Kind == tok::colon))
-              Section = true;
-            else if (D2 == 0 && Rest[K].Kind == tok::question)
-              Ternary = true;
-          }
-          Groups.push_back({Open, J, Section && !Ternary});
-        } else if (Depth == 0) {
+        if (Depth == 0 && Rest[J].Kind == tok::r_square && Rest[Open].Kind == tok::l_square)
+          Groups.push_back({Open, J, !separators(Rest, Open, J).empty()});
+        else if (Depth == 0)
           Groups.clear(); // a call or parenthesis: earlier groups are not trailing
-        }
       } else if (Depth == 0) {
         Groups.clear();
       }
@@ -164,28 +463,23 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &
       if (!Groups[G].IsSection)
         return fail(Rest[Groups[G].Open].Loc,
                     "a subscript after an array section is not supported");
+      std::vector<size_t> Seps = separators(Rest, Groups[G].Open, Groups[G].Close);
+      if (Seps.size() > 1)
+        return fail(Rest[Seps[1]].Loc,
+                    std::string("an array section has at most two parts: ") +
+                        (Depend ? "start:length (strides are not supported)"
+                                : SeparatorHelp));
       Section S;
-      S.Inclusive = false;
-      int D2 = 0;
-      bool Second = false;
-      for (size_t K = Groups[G].Open + 1; K < Groups[G].Close; ++K) {
-        const Tok &X = Rest[K];
-        if (isOpen(X.Kind))
-          ++D2;
-        else if (isClose(X.Kind))
-          --D2;
-        if (D2 == 0 && !Second && (X.Kind == tok::semi || X.Kind == tok::colon)) {
-          Second = true;
-          S.Inclusive = X.Kind == tok::colon;
-          continue;
-        }
-        (Second ? S.Second : S.Lower).push_back(X);
-      }
+      // OmpSs-1: x[a:b] includes b; depend() follows OpenMP: x[a:n] is a start and a length.
+      S.Inclusive = Rest[Seps[0]].Kind == tok::colon && !Depend;
+      S.Lower.assign(Rest.begin() + Groups[G].Open + 1, Rest.begin() + Seps[0]);
+      S.Second.assign(Rest.begin() + Seps[0] + 1, Rest.begin() + Groups[G].Close);
       // x[;n] and x[:b] start at 0; x[a:] is not allowed (the size is unknown).
       if (S.Second.empty())
         return fail(Rest[Groups[G].Close].Loc,
                     S.Inclusive ? "expected an upper bound after ':' in array section"
-                                : "expected a length after ';' in array section");
+                                : "expected a length after '" + Rest[Seps[0]].Text +
+                                      "' in array section");
       if (S.Lower.empty())
         S.Lower.push_back({tok::numeric_constant, "0", Rest[Groups[G].Open].Loc});
       D.Sections.push_back(S);
@@ -203,6 +497,9 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &
   for (size_t J = 0; J < D.Base.size(); ++J)
     if (D.Base[J].Kind == tok::semi)
       return fail(D.Base[J].Loc, "unexpected ';' in dependence (sections are written x[a;n])");
+  D.BaseText = spellTokens(D.Base);
+  if (!postfixBase(D.Base))
+    D.BaseText = "(" + D.BaseText + ")";
   // The variable the item is about: the first identifier not behind '.' or '->'.
   for (size_t J = 0; J < D.Base.size(); ++J) {
     if (D.Base[J].Kind == tok::identifier) {
@@ -213,19 +510,53 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, std::vector<DepItem> &
         D.Base[J].Kind != tok::l_paren)
       break;
   }
+  if (!checkConstants(D))
+    return false;
   Out.push_back(std::move(D));
   return true;
 }
 
+// Sizes and lengths written as constants: a negative one is an error now, with the message
+// that the program would otherwise print when it creates the task. Constant starts are
+// checked by the lowering, which knows whether the base is an array or a pointer.
+bool Parser::checkConstants(DepItem &D) {
+  ConstFolder F(Macros);
+  for (size_t I = 0; I < D.Shape.size(); ++I) {
+    D.ConstShape.push_back(F.fold(D.Shape[I]));
+    if (D.ConstShape.back() && *D.ConstShape.back() < 0)
+      return fail(D.Shape[I].front().Loc,
+                  D.Written + ": " +
+                      shapeSizeMessage(I, D.Shape.size(), std::to_string(*D.ConstShape.back())));
+  }
+  for (size_t I = 0; I < D.Sections.size(); ++I) {
+    Section &S = D.Sections[I];
+    S.ConstLower = F.fold(S.Lower);
+    std::optional<long long> Second = F.fold(S.Second);
+    if (Second && !S.Inclusive) {
+      S.ConstLength = Second;
+    } else if (Second && S.ConstLower) {
+      long long L;
+      if (!__builtin_sub_overflow(*Second, *S.ConstLower, &L) &&
+          !__builtin_add_overflow(L, 1LL, &L))
+        S.ConstLength = L;
+    }
+    if (S.ConstLength && *S.ConstLength < 0)
+      return fail(S.Second.front().Loc,
+                  D.Written + ": " +
+                      sectionLengthMessage(I, D.Sections.size(), std::to_string(*S.ConstLength)));
+  }
+  return true;
+}
+
 bool Parser::parseDepList(const Toks &T, SourceLocation Loc, AccessMode Mode,
-                          std::vector<DepItem> &Out) {
+                          const std::string &Clause, bool Depend, std::vector<DepItem> &Out) {
   bool OK = true;
   for (const Toks &Item : splitCommas(T)) {
     if (Item.empty()) {
       OK = fail(Loc, "expected an expression in the list");
       continue;
     }
-    OK &= parseDepItem(Item, Mode, Out);
+    OK &= parseDepItem(Item, Mode, Clause, Depend, Out);
   }
   return OK;
 }
@@ -249,7 +580,7 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   case ArgKind::None:
     return true;
   case ArgKind::DepList:
-    return parseDepList(Arg, ParenLoc, I.Mode, C.Deps);
+    return parseDepList(Arg, ParenLoc, I.Mode, Name + "(", false, C.Deps);
   case ArgKind::DependList: {
     AccessMode Mode;
     if (Arg.size() < 2 || Arg[1].Kind != tok::colon || !findDependMode(Arg[0].Text, Mode))
@@ -258,7 +589,7 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
     Toks Rest(Arg.begin() + 2, Arg.end());
     if (Rest.empty())
       return fail(Arg[1].Loc, "expected a list after ':' in 'depend'");
-    return parseDepList(Rest, Arg[1].Loc, Mode, C.Deps);
+    return parseDepList(Rest, Arg[1].Loc, Mode, Name + "(" + Arg[0].Text + ": ", true, C.Deps);
   }
   case ArgKind::VarList:
     for (const Toks &Item : splitCommas(Arg)) {
@@ -337,8 +668,9 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
 
 } // namespace
 
-void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diags) {
-  Parser Pa(P, Diags);
+void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diags,
+                 const MacroLookup *Macros) {
+  Parser Pa(P, Diags, Macros);
   bool OK = true;
   size_t I = 0;
   const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";

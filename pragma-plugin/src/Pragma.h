@@ -14,6 +14,8 @@
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/TokenKinds.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,12 +38,20 @@ struct StoredDiag {
   std::string File;
   unsigned Offset;
   std::string Message;
+  bool Note = false;
+  // A fix-it: replace FixLength bytes at Offset with FixText.
+  bool HasFix = false;
+  unsigned FixLength = 0;
+  std::string FixText;
 };
 
 class DiagSink {
 public:
   explicit DiagSink(const clang::SourceManager &SM) : SM(SM) {}
   void error(clang::SourceLocation Loc, const std::string &Message);
+  // A note after an error, with a fix-it that replaces the token at Loc (of TokLength bytes).
+  void note(clang::SourceLocation Loc, const std::string &Message, unsigned TokLength,
+            const std::string &Replacement);
   bool hasErrors() const { return !Diags.empty(); }
   const std::vector<StoredDiag> &diags() const { return Diags; }
 
@@ -50,20 +60,27 @@ private:
   std::vector<StoredDiag> Diags;
 };
 
-// One array section: x[Lower;Length] or x[Lower:Upper] (upper bound included).
+// One array section: x[Lower;Length] or x[Lower:Upper] (upper bound included); in depend(),
+// x[Lower:Length].
 struct Section {
   Toks Lower, Second;
   bool Inclusive;
+  // The start and the length when written as constants (literals, macros): checked at
+  // compile time.
+  std::optional<long long> ConstLower, ConstLength;
 };
 
 // One item of a dependence, copy or 'taskwait on' clause.
 struct DepItem {
   AccessMode Mode;
   std::vector<Toks> Shape; // [n][m]x
+  std::vector<std::optional<long long>> ConstShape; // the sizes written as constants
   Toks Base;               // x, *p, s.f, a[i]
   std::vector<Section> Sections;
   std::string BaseVar;     // the variable the item is about (x in [n]x, x[a;b], x.f)
   clang::SourceLocation Loc;
+  std::string Written;     // the clause and the item as written: in(x[0;n]), depend(in: x)
+  std::string BaseText;    // the base as written, for messages: x, s.p, (*pp)
 };
 
 struct Clause {
@@ -102,10 +119,29 @@ struct Pragma {
   }
 };
 
-// Parses the tokens after the directive name; reports errors to Diags. Sets P.Valid.
-void parsePragma(Pragma &P, const Toks &Tokens, clang::SourceLocation EodLoc, DiagSink &Diags);
+// The replacement tokens of an object-like macro defined where the pragma is; false for
+// other names.
+using MacroLookup = std::function<bool(const std::string &Name, Toks &Replacement)>;
+
+// Parses the tokens after the directive name; reports errors to Diags. Sets P.Valid. Macros
+// (optional) lets constant section bounds written with macros be checked at compile time.
+void parsePragma(Pragma &P, const Toks &Tokens, clang::SourceLocation EodLoc, DiagSink &Diags,
+                 const MacroLookup *Macros = nullptr);
 
 std::string joinTokens(const Toks &T);
+
+// What is wrong with a section or a shape, in the same words at compile time and at run time
+// (values are numbers, or printf directives in the run-time check). Dim counts from 0.
+std::string sectionLengthMessage(size_t Dim, size_t Dims, const std::string &Value);
+// What the base of a section is, where the plugin knows: an array cannot be indexed before its
+// first element; a pointer may point into a larger array, which (p - 4)[0;n] names.
+enum class BaseKind { Unknown, Array, Pointer, Other };
+std::string sectionStartMessage(size_t Dim, size_t Dims, BaseKind Kind, const std::string &Base,
+                                const std::string &Start, const std::string &Offset,
+                                const std::string &Length);
+std::string shapeSizeMessage(size_t Dim, size_t Dims, const std::string &Value);
+// Tokens as the user wrote them, for messages: a space only where the source had one.
+std::string spellTokens(const Toks &T);
 
 } // namespace nanort
 

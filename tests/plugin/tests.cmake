@@ -19,7 +19,7 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c
+             single_source.c cuda.c versions.c sections.c
              cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
@@ -52,7 +52,21 @@ add_test(NAME plugin.arguments.unknown
                  ${NANORT_CLANG_C} -fsyntax-only -fplugin=${plugin_so} -fplugin-arg-nanort-bogus
                  columns.c
          WORKING_DIRECTORY ${plugin_dir}/diagnostics)
-set(column_tests plugin.columns.pragma plugin.columns.expression.clang plugin.arguments.unknown)
+# Array sections: one error at the offending part (a third part, a comma with its fix-its, a
+# constant start before the base), in the user's words and columns.
+add_test(NAME plugin.columns.sections
+         COMMAND ${plugin_dir}/check_output.sh
+                 "section_columns.c:2:26: error: an array section has at most two parts: start;length or start:end, the end included"
+                 "section_columns.c:4:32: error: ',' in a subscript of a dependence is the comma operator, which keeps only the last value: did you mean ';' (start;length) or ':' (start:end)?"
+                 "fix-it:\"section_columns.c\":{4:32-4:33}:\";\""
+                 "fix-it:\"section_columns.c\":{4:32-4:33}:\":\""
+                 "section_columns.c:6:23: error: in(x[-4;8]): the section starts at index -4, before x[0] (to name memory before a pointer, write (x - 4)[0;8])"
+                 "3 errors generated."
+                 -- ${NANORT_CLANG_C} -fsyntax-only -fdiagnostics-parseable-fixits
+                 -fplugin=${plugin_so} section_columns.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+set(column_tests plugin.columns.pragma plugin.columns.expression.clang plugin.arguments.unknown
+                 plugin.columns.sections)
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU") # the expected text is gcc's
   add_test(NAME plugin.columns.expression.gcc
            COMMAND ${plugin_dir}/check_output.sh
@@ -101,6 +115,7 @@ nanort_plugin_program(nested_inline_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werro
 nanort_plugin_program(pragma_operator_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/pragma_operator.c)
 nanort_plugin_program(priority_c nanocc "NANORT_CPU_WORKERS=1" -Wall ${p}/priority.c)
+nanort_plugin_program(sections_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/sections.c)
 nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall ${p}/tasks.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
@@ -179,6 +194,41 @@ foreach(name versions_c versions_dmda_c versions_cxx versions_dmda_cxx)
   if(NOT NANORT_SANITIZE)
     set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")
   endif()
+endforeach()
+
+# Sections wrong at run time (issue 18): sections.c with SECTION_ERROR=<case>, run from the
+# binaries that plugin.run.sections_c.* build, stops when it creates the task, with exit
+# status 1 and a message that names the pragma, the task and the section as written.
+set(sections "nanort: ${p}/sections.c")
+set(section_errors
+    "length|${sections}:20: task 'scale': inout(x[0;n]): the section's length is -5"
+    "depend|${sections}:14: task 'bump': depend(inout: x[k:n]): the section's length is -2"
+    "end|${sections}:41: inline task: inout(x[a:b]): the section's length is -2"
+    "start|${sections}:25: task 'neighbours': in(p[i - 1;2]): the section starts at index -1, before p[0] (to name memory before a pointer, write (p - 1)[0;2])"
+    "array|${sections}:46: inline task: inout(x[i - 3;2]): the section starts at index -3, outside the array x"
+    "shape|${sections}:28: task 'shaped': in([n]x): the shape's size is -3"
+    "row|${sections}:51: task 'block': in(m[0;2][c;2]): the section starts at index -1 in dimension 2, before the first element of a row"
+    "taskwait|${sections}:54: taskwait on(x[0;n + 4]): the section's length is -1")
+set(variants gcc)
+if(NOT NANORT_SANITIZE)
+  list(APPEND variants clang)
+endif()
+foreach(variant ${variants})
+  set_tests_properties(plugin.run.sections_c.${variant} PROPERTIES
+                       FIXTURES_SETUP plugin_sections_${variant})
+  foreach(entry IN LISTS section_errors)
+    string(FIND "${entry}" "|" bar)
+    string(SUBSTRING "${entry}" 0 ${bar} case)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${entry}" ${bar} -1 message)
+    set(test plugin.sections.${case}.${variant})
+    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "${message}"
+                            REJECT "FAILED" "all results correct"
+                            COMMAND ${plugin_bin}/${variant}/sections_c)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "NANORT_CPU_WORKERS=2;SECTION_ERROR=${case}"
+                         FIXTURES_REQUIRED plugin_sections_${variant})
+    nanort_test_properties(plugin ${test})
+  endforeach()
 endforeach()
 
 # CUDA kernels (device(cuda)): the wrappers compile kernels/cuda_kernels.cu with nvcc into a
@@ -274,8 +324,13 @@ add_test(NAME plugin.golden.versions.c
                  ${PROJECT_SOURCE_DIR}/include versions.c versions.c.expected
                  ${plugin_bin}/golden/versions.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.sections.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include sections.c sections.c.expected
+                 ${plugin_bin}/golden/sections.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
-                     PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.sections.c PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default
