@@ -35,7 +35,7 @@ struct Dim3 {
                "nanort_cuda_objects; call the kernel as a task (its declaration with "
                "#pragma omp target device(cuda)), or link CUDA's runtime library instead\n",
                entry);
-  std::abort();
+  std::exit(EXIT_FAILURE);
 }
 
 void *handle = nullptr;  // the objects only hand it back
