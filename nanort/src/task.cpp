@@ -46,7 +46,7 @@ std::vector<std::string> Task::take_errors() {
   return std::move(list->messages);
 }
 
-std::string Task::describe() const {
+std::string Task::describe(const char *label, const char *file, int line) {
   std::string text = "task '";
   text += label ? label : "(unnamed)";
   text += "'";

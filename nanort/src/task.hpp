@@ -148,7 +148,8 @@ struct Task {
   void record_error(std::string message);
   std::vector<std::string> take_errors();
   // "'label' (file:line)" for messages.
-  std::string describe() const;
+  std::string describe() const { return describe(label, file, line); }
+  static std::string describe(const char *label, const char *file, int line);
 };
 
 }  // namespace nanort::rt
