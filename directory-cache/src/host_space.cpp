@@ -92,10 +92,24 @@ CompletionPtr HostSpace::enqueue(std::function<void()> work, Dependencies after)
   return done;
 }
 
+void HostSpace::hold_copies() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  held_ = true;
+}
+
+void HostSpace::release_copies() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_ = false;
+  }
+  wake_.notify_all();
+}
+
 void HostSpace::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    // (Stopping runs what is left, held or not.)
+    wake_.wait(lock, [this] { return stopping_ || (!queue_.empty() && !held_); });
     if (queue_.empty()) return;  // stopping, nothing left
     auto work = std::move(queue_.front());
     queue_.pop_front();

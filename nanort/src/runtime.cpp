@@ -1235,6 +1235,14 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
                         static_cast<double>(nanoseconds) * 1e-9);
 }
 
+double Runtime::expected_seconds(const nanort_task_site &site, const std::string &place,
+                                 std::uint64_t bytes) const {
+  if (!perf_model_) return -1;
+  const PerfKey key{Task::describe(site.label, site.file, site.line), place,
+                    PerfModel::size_class(bytes)};
+  return perf_model_->expected(key).value_or(-1);
+}
+
 std::size_t Runtime::shared_load(std::size_t index) const {
   return managers_ready_.load(std::memory_order_acquire) && index < managers_.size()
              ? managers_[index]->shared_load()

@@ -140,6 +140,11 @@ class Runtime {
   // Tasks device 'index' (as accelerators() numbers them) holds from its kind's shared queue
   // now (NANORT_DEVICE_LOOKAHEAD): for tests.
   std::size_t shared_load(std::size_t index) const;
+  // dmda and energy: the time the performance model expects a task of 'site' with 'bytes' of
+  // data (accesses and copies) to take on 'place' ("smp", or a device's model()); -1 while it
+  // knows none (or no policy keeps a model): for tests.
+  double expected_seconds(const nanort_task_site &site, const std::string &place,
+                          std::uint64_t bytes) const;
 
  private:
   Runtime();

@@ -46,7 +46,7 @@ std::vector<Failure> Task::take_errors() {
   return std::move(list->failures);
 }
 
-std::string Task::describe() const {
+std::string Task::describe(const char *label, const char *file, int line) {
   std::string text = "task '";
   text += label ? label : "(unnamed)";
   text += "'";

@@ -192,7 +192,8 @@ struct Task {
   void record_failure(Failure failure);
   std::vector<Failure> take_errors();
   // "'label' (file:line)" for messages.
-  std::string describe() const;
+  std::string describe() const { return describe(label, file, line); }
+  static std::string describe(const char *label, const char *file, int line);
 };
 
 }  // namespace nanort::rt

@@ -15,11 +15,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "cuda/cuda_device.hpp"
+#include "device/accelerator.hpp"
 #include "runtime.hpp"
 
 extern "C" const unsigned char test_kernels[];
@@ -429,7 +431,9 @@ TEST_F(Cuda, DataPassedAroundARingOfAllGpus) {
 // before), all submitted at once. GPUs with peer access get each step's tasks before the step
 // before ends (NANORT_EARLY_LAUNCH=across) and wait for the other GPUs' kernels on the GPU:
 // the values say whether every kernel read its inputs after they were written and before
-// they were overwritten. Odd steps placed on their GPU, even ones left to the runtime.
+// they were overwritten. Odd steps placed on their GPU, even ones left to the runtime. Every
+// step is submitted while the GPUs' kernels are held (Accelerator::hold_kernels), so no step
+// ends before the next one is there, however fast the GPUs run.
 TEST_F(Cuda, StepsReadEveryGpusResultsOfTheStepBefore) {
   const int gpus = nanort_device_count(NANORT_DEVICE_CUDA);
   if (gpus < 2) GTEST_SKIP() << "fewer than two GPUs";
@@ -443,18 +447,25 @@ TEST_F(Cuda, StepsReadEveryGpusResultsOfTheStepBefore) {
     acc[1][d].assign(n, -1.0f);
   }
   const std::uint64_t across_before = nanort::rt::Runtime::get().early_across_releases();
-  for (int s = 1; s <= steps; ++s) {
-    const int cur = s % 2, prev = 1 - cur;
-    for (int d = 0; d < gpus; ++d) {
-      const int place = s % 2 ? d : -1;
-      float *y = acc[cur][d].data();
-      const float *own = acc[prev][d].data(), *next = acc[prev][(d + 1) % gpus].data();
-      ASSERT_OK(submit(kScale, ScaleArgs{y, n, 0.0f}, {{y, bytes, NANORT_INOUT}}, n, 256, 0, place));
-      for (const float *x : {own, next})
-        ASSERT_OK(submit(kSaxpy, SaxpyArgs{n, 1.0f, x, y}, {{x, bytes, NANORT_IN}, {y, bytes, NANORT_INOUT}},
-                         n, 256, 0, place));
+  {
+    std::vector<std::unique_ptr<nanort::rt::KernelHold>> held;
+    for (const auto &accelerator : nanort::rt::Runtime::get().accelerators()) {
+      held.push_back(accelerator->hold_kernels());
+      ASSERT_NE(held.back(), nullptr) << accelerator->name() << " cannot hold its kernels";
     }
-  }
+    for (int s = 1; s <= steps; ++s) {
+      const int cur = s % 2, prev = 1 - cur;
+      for (int d = 0; d < gpus; ++d) {
+        const int place = s % 2 ? d : -1;
+        float *y = acc[cur][d].data();
+        const float *own = acc[prev][d].data(), *next = acc[prev][(d + 1) % gpus].data();
+        ASSERT_OK(submit(kScale, ScaleArgs{y, n, 0.0f}, {{y, bytes, NANORT_INOUT}}, n, 256, 0, place));
+        for (const float *x : {own, next})
+          ASSERT_OK(submit(kSaxpy, SaxpyArgs{n, 1.0f, x, y},
+                           {{x, bytes, NANORT_IN}, {y, bytes, NANORT_INOUT}}, n, 256, 0, place));
+      }
+    }
+  }  // the holds go together (one GPU's may wait behind another's)
   ASSERT_OK(nanort_taskwait());
   std::vector<float> expected(static_cast<std::size_t>(gpus));
   for (int d = 0; d < gpus; ++d) expected[d] = static_cast<float>(d + 1);
@@ -481,7 +492,8 @@ TEST_F(Cuda, StepsReadEveryGpusResultsOfTheStepBefore) {
   if (!peers || (mode && std::string(mode) == "device"))
     EXPECT_EQ(across, 0u);
   else
-    EXPECT_GT(across, 0u) << "no step was released before the step before ended";
+    EXPECT_GT(across, 0u) << "no step was released before the step before ended, though every "
+                             "step was submitted while the kernels were held";
 }
 
 // Dependent kernels are launched behind their predecessors on the GPU, before those end;

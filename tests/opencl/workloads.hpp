@@ -76,8 +76,10 @@ inline std::uint32_t sum_on_host(const std::uint32_t *x, int n) {
 // so they merge), and weighted sums of a block into a result array (readers that run side
 // by side). Returns the failures as text ("" when the array and the sums match a sequential
 // run). Block bytes are a multiple of 4096, so sub-ranges of merged allocations stay aligned
-// for OpenCL sub-buffers on every device.
-inline std::string run_mixed_workload(unsigned seed, int tasks) {
+// for OpenCL sub-buffers on every device. With 'placed_on' devices, every other device task is
+// placed by hand (nanort_task_set_device) on each of them in turn, so that each takes some
+// whatever the timing; the scheduler places the others.
+inline std::string run_mixed_workload(unsigned seed, int tasks, int placed_on = 0) {
   constexpr int kBlocks = 8, kBlock = 1024;
   std::vector<std::uint32_t> data(kBlocks * kBlock), expected;
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint32_t>(i * 7 + 1);
@@ -87,6 +89,13 @@ inline std::string run_mixed_workload(unsigned seed, int tasks) {
   auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
   std::string failures;
   auto note = [&](const std::string &what) { failures += what + "\n"; };
+  int device_tasks = 0;
+  auto place = [&](Task &task) -> Task & {
+    if (placed_on > 0 && device_tasks % 2 == 0)
+      task.on_device(NANORT_DEVICE_OPENCL, (device_tasks / 2) % placed_on);
+    ++device_tasks;
+    return task;
+  };
 
   for (int t = 0; t < tasks; ++t) {
     const bool on_device = pick(2) == 0;
@@ -102,7 +111,7 @@ inline std::string run_mixed_workload(unsigned seed, int tasks) {
         Task task(kCombine, CombineArgs{dst, src, step, kBlock});
         task.inout(dst, kBlock).ndrange({kBlock}, {64});
         if (s != d) task.in(src, kBlock);
-        status = task.submit();
+        status = place(task).submit();
       } else {
         Task task("combine on cpu", [=] { combine_on_host(dst, src, step, kBlock); });
         task.inout(dst, kBlock);
@@ -113,12 +122,11 @@ inline std::string run_mixed_workload(unsigned seed, int tasks) {
       const int d = pick(kBlocks - 1);
       std::uint32_t *x = data.data() + d * kBlock;
       add_on_host(expected.data() + d * kBlock, step, 2 * kBlock);
-      if (on_device)
-        status = Task(kAddUint, AddUintArgs{x, step, 2 * kBlock})
-                     .inout(x, 2 * kBlock)
-                     .ndrange({2 * kBlock}, {64})
-                     .submit();
-      else
+      if (on_device) {
+        Task task(kAddUint, AddUintArgs{x, step, 2 * kBlock});
+        task.inout(x, 2 * kBlock).ndrange({2 * kBlock}, {64});
+        status = place(task).submit();
+      } else
         status = cpu_task("add on cpu", [=] { add_on_host(x, step, 2 * kBlock); })
                      .inout(x, 2 * kBlock)
                      .submit();
@@ -127,13 +135,11 @@ inline std::string run_mixed_workload(unsigned seed, int tasks) {
       const std::uint32_t *x = data.data() + b * kBlock;
       std::uint32_t *sum = &sums[t];
       expected_sums[t] = sum_on_host(expected.data() + b * kBlock, kBlock);
-      if (on_device)
-        status = Task(kBlockSum, BlockSumArgs{x, sum, kBlock})
-                     .in(x, kBlock)
-                     .out(sum, 1)
-                     .ndrange({1})
-                     .submit();
-      else
+      if (on_device) {
+        Task task(kBlockSum, BlockSumArgs{x, sum, kBlock});
+        task.in(x, kBlock).out(sum, 1).ndrange({1});
+        status = place(task).submit();
+      } else
         status = cpu_task("sum on cpu", [=] { *sum = sum_on_host(x, kBlock); })
                      .in(x, kBlock)
                      .out(sum, 1)

@@ -836,14 +836,14 @@ TEST(Directory, SmallCopiesBypassStaging) {
 // ---------------------------------------------------------------------------------------------
 // Asynchrony
 
+// The device's copies are held until the test has looked: the copy is in flight for certain.
 TEST(Directory, CopiesAreAsynchronousAndSharedWhileInFlight) {
-  HostSpaceOptions options = device_options("slow-dev");
-  options.copy_delay = 50ms;
-  HostSpace device(options);
+  HostSpace device(device_options("held-dev"));
   Directory directory({{&device}});
   std::vector<int> x = iota_vector(1024);
   const Accesses reader{in(x.data(), x.size())};
 
+  device.hold_copies();
   Staging first;
   ASSERT_EQ(directory.stage(kDev1, reader, first), StageResult::Staged);
   ASSERT_EQ(first.ready.size(), 1u);
@@ -858,6 +858,7 @@ TEST(Directory, CopiesAreAsynchronousAndSharedWhileInFlight) {
   EXPECT_EQ(device.copies_made(), 1u) << "a second copy was made";
   EXPECT_EQ(directory.counters(kDev1).copies, 1u);
 
+  device.release_copies();
   for (const CompletionPtr &ready : second.ready) ready->wait();
   EXPECT_TRUE(first.ready[0]->poll());
   EXPECT_TRUE(same_values(on_device<int>(first, 0), x.data(), x.size()));

@@ -24,7 +24,8 @@
   X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuModuleLoadData)           \
   X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetFunctionCount)                         \
   X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernel)        \
-  X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)
+  X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)   \
+  X(cuLaunchHostFunc)
 
 namespace nanort::rt::cuda {
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -32,6 +34,35 @@ void make_current(const Driver &cu, CUcontext context) {
 }
 // The same where a failure cannot be reported (destructors, clean-up).
 void set_current(const Driver &cu, CUcontext context) { cu.cuCtxSetCurrent(context); }
+
+// Accelerator::hold_kernels: a host function on each kernel stream waits until the hold goes
+// (streams have nothing like OpenCL's user events). Each function keeps the gate alive: it
+// may run after the hold is gone, since the driver may run host functions one at a time.
+struct HostGate {
+  std::mutex mutex;
+  std::condition_variable opened;
+  bool open = false;
+  static void wait(void *arg) {  // on the driver's thread: no CUDA call in here
+    auto *gate = static_cast<std::shared_ptr<HostGate> *>(arg);
+    {
+      std::unique_lock<std::mutex> lock((*gate)->mutex);
+      (*gate)->opened.wait(lock, [&] { return (*gate)->open; });
+    }
+    delete gate;
+  }
+};
+class HostGateHold final : public KernelHold {
+ public:
+  explicit HostGateHold(std::shared_ptr<HostGate> gate) : gate_(std::move(gate)) {}
+  ~HostGateHold() override {
+    std::lock_guard<std::mutex> lock(gate_->mutex);
+    gate_->open = true;
+    gate_->opened.notify_all();
+  }
+
+ private:
+  std::shared_ptr<HostGate> gate_;
+};
 
 // Events of one context, reused: creating one per operation costs more than the operation's
 // own launch. Shared by the device's memory space and every completion it made, so that the
@@ -425,6 +456,21 @@ class CudaDevice final : public Accelerator {
     for (auto &marks : marks_) marks->seal();
   }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
+  std::unique_ptr<KernelHold> hold_kernels() override {
+    const Driver &cu = cu_;
+    make_current(cu, context_);
+    auto gate = std::make_shared<HostGate>();
+    auto hold = std::make_unique<HostGateHold>(gate);  // opens it however this ends
+    for (CUstream stream : compute_) {
+      auto *arg = new std::shared_ptr<HostGate>(gate);
+      const CUresult status = cu.cuLaunchHostFunc(stream, &HostGate::wait, arg);
+      if (status != CUDA_SUCCESS) {
+        delete arg;
+        throw_error(status, "cuLaunchHostFunc", __FILE__, __LINE__);
+      }
+    }
+    return hold;
+  }
   // Portable: one registration serves every context, so the runtime asks one GPU.
   void register_host(void *address, std::size_t bytes) override {
     const Driver &cu = cu_;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,6 +43,13 @@ dc::Placement device_place(const Which &which, const void *pointer,
   place.offset += address - data[best].region.first();
   return place;
 }
+
+// A device's kernels held back by a test (Accelerator::hold_kernels): destroying it lets them
+// start.
+class KernelHold {
+ public:
+  virtual ~KernelHold() = default;
+};
 
 class Accelerator {
  public:
@@ -83,6 +91,13 @@ class Accelerator {
   // nothing.
   virtual void register_host(void * /*address*/, std::size_t /*bytes*/) {}
   virtual void unregister_host(void * /*address*/) {}
+
+  // For tests: kernels launched on this device from now on start only once the returned hold
+  // is destroyed (copies are not held), so that a test sees work launched and not ended, or a
+  // device kept busy, for as long as it needs, whatever the machine's load. Null where the
+  // backend cannot hold its kernels. A test destroys the holds of several devices together:
+  // one device's held kernels may hold another's (CUDA may run host functions one at a time).
+  virtual std::unique_ptr<KernelHold> hold_kernels() { return nullptr; }
 
   // True for an error after which the device cannot run anything more (CUDA's sticky errors:
   // an illegal address, a failed launch): the program stops with the task's name.

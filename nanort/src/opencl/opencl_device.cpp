@@ -100,6 +100,20 @@ class EventCompletion final : public dc::Completion {
   const char *kernel_name_ = nullptr;
 };
 
+// Accelerator::hold_kernels: a barrier on the kernel queue waits for this user event, which
+// is set complete when the hold goes.
+class UserEventHold final : public KernelHold {
+ public:
+  explicit UserEventHold(cl_event gate) : gate_(gate) {}
+  ~UserEventHold() override {
+    clSetUserEventStatus(gate_, CL_COMPLETE);
+    clReleaseEvent(gate_);
+  }
+
+ private:
+  cl_event gate_;
+};
+
 // The events of 'after' that a command in 'context' can wait for; completions from other
 // contexts or backends are waited for here, on the host.
 std::vector<cl_event> wait_list(dc::Dependencies after, cl_context context) {
@@ -546,6 +560,16 @@ class OpenClDevice final : public Accelerator {
   }
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
+
+  std::unique_ptr<KernelHold> hold_kernels() override {
+    cl_int status = CL_SUCCESS;
+    cl_event gate = clCreateUserEvent(memory_->context(), &status);
+    NANORT_CL_CHECK_STATUS(status, "clCreateUserEvent");
+    auto hold = std::make_unique<UserEventHold>(gate);  // sets it complete however this ends
+    NANORT_CL_CHECK(clEnqueueBarrierWithWaitList(compute_, 1, &gate, nullptr));
+    clFlush(compute_);
+    return hold;
+  }
 
  private:
   cl_command_queue make_queue() {

@@ -137,17 +137,19 @@ static int ticks;
 #pragma omp task priority(3) label(tick)
 void tick(void) { __atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED); }
 
-/* A call only creates the task: the caller goes on before the body ran. */
+/* A call only creates the task: the caller goes on before the body ran (the body waits until
+ * the caller has looked). */
 #pragma omp task out(*flag)
-static void slow_set(int *flag) {
-  usleep(100000);
+static void gated_set(int *flag, const int *go) {
+  wait_for_go(go);
   __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
 }
 
 int main(void) {
-  int flag = 0;
-  slow_set(&flag);
+  int flag = 0, go = 0;
+  gated_set(&flag, &go);
   CHECK(__atomic_load_n(&flag, __ATOMIC_RELAXED) == 0);
+  __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
   #pragma omp taskwait
   CHECK(flag == 1);
 

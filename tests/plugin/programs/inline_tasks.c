@@ -12,14 +12,16 @@ int main(void) {
   int k = 5;
   for (int i = 0; i < N; ++i) a[i] = i, b[i] = 0;
 
-  /* The statement became a task: the program goes on before it ran. */
-  int flag = 0;
-  #pragma omp task shared(flag)
+  /* The statement became a task: the program goes on before it ran (the task waits until the
+   * program has looked). */
+  int flag = 0, go = 0;
+  #pragma omp task shared(flag, go)
   {
-    usleep(100000);
+    wait_for_go(&go);
     __atomic_store_n(&flag, 1, __ATOMIC_RELAXED);
   }
   CHECK(__atomic_load_n(&flag, __ATOMIC_RELAXED) == 0);
+  __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
   #pragma omp taskwait
   CHECK(flag == 1);
 

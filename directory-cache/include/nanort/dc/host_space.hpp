@@ -1,9 +1,9 @@
 // HostSpace: a MemorySpace over ordinary host memory, standing in for a device in tests.
 //
 // Its "device" buffers come from the heap. Copies run in order on a thread of its own, after
-// their dependencies, so that tests see truly asynchronous completions; a delay per copy
-// makes in-flight windows wide enough to observe. Spaces made with the same peer group copy
-// between each other directly.
+// their dependencies, so that tests see truly asynchronous completions; a test holds them
+// back (hold_copies) to see them in flight, and a delay per copy widens the windows in which
+// a fault could show. Spaces made with the same peer group copy between each other directly.
 #pragma once
 
 #include <nanort/dc/memory_space.hpp>
@@ -61,6 +61,11 @@ class HostSpace final : public MemorySpace {
   std::size_t allocated_bytes() const { return allocated_.load(); }
   std::size_t live_buffers() const { return live_.load(); }
   std::size_t copies_made() const { return copies_.load(); }
+  // While held, the space starts no copy: those enqueued wait (their completions stay
+  // pending) until release_copies(), so that a test sees copies in flight for as long as it
+  // needs, whatever the machine's load. The destructor releases them.
+  void hold_copies();
+  void release_copies();
 
  private:
   CompletionPtr enqueue(std::function<void()> work, Dependencies after);
@@ -72,6 +77,7 @@ class HostSpace final : public MemorySpace {
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  bool held_ = false;
   std::thread worker_;
 };
 
