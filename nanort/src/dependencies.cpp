@@ -10,12 +10,25 @@ namespace {
 bool joinable(nanort_access_mode mode) {
   return mode == NANORT_IN || mode == NANORT_CONCURRENT || mode == NANORT_COMMUTATIVE;
 }
-// Whether tasks ordered after 'task' must not run: it failed, or was not run itself.
-bool poisons(const Task *task) { return task->failed || task->not_run_after; }
+// Whether tasks ordered after 'task' must not run: it failed, was not run itself, or ran on a
+// device behind a kernel that failed. (Not an internal 'taskwait on' marker: that taskwait
+// reports the failure, and the program may go on with the data it named.)
+bool poisons(const Task *task) {
+  return task->failed || task->ran_behind_failure || (task->not_run_after && task->site);
+}
 void mark_not_run(Task *successor, const Task *predecessor) {
-  if (successor->not_run_after || successor->early_released) return;
-  successor->not_run_after = std::make_unique<std::string>(
-      predecessor->describe() + (predecessor->failed ? ", which failed" : ", which was not run"));
+  if (successor->early_released) {
+    // Launched behind the failed kernel, it runs (or fails with it) on the device; the tasks
+    // after it are not run. (A flag of its own: not_run_after of a task handed out already is
+    // read outside the lock.)
+    successor->ran_behind_failure = true;
+    return;
+  }
+  if (successor->not_run_after) return;
+  const char *why = predecessor->failed               ? ", which failed"
+                    : predecessor->ran_behind_failure ? ", which ran behind a failed task"
+                                                      : ", which was not run";
+  successor->not_run_after = std::make_unique<std::string>(predecessor->describe() + why);
 }
 // A group of readers can grow without bound; past this size, members that are done are
 // dropped when the next one joins.
@@ -79,8 +92,15 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
         for (Task *predecessor : fragment.previous.members) link(predecessor, task);
         if (current.members.empty() || current.members.back() != task) {
           if (current.members.size() % kPruneEvery == kPruneEvery - 1) {
-            current.members.erase_if([](Task *member) {
-              if (!member->released || poisons(member)) return false;
+            // (Of the members done, a failed or unrun one stays, so that a writer after
+            // the group is not run; one such is enough.)
+            bool poison_kept = false;
+            current.members.erase_if([&poison_kept](Task *member) {
+              if (!member->released) return false;
+              if (poisons(member) && !poison_kept) {
+                poison_kept = true;
+                return false;
+              }
               member->drop_ref();
               return true;
             });
@@ -159,7 +179,8 @@ void DependencyDomain::count_launched(Task *successor, const Task *predecessor) 
 }
 
 void DependencyDomain::try_early(Task *task, ReadyList &ready) {
-  if (task->early_released || task->early_device == kEarlyNone ||
+  // (One not to run is ended once its last predecessor is released: make_ready.)
+  if (task->early_released || task->not_run_after || task->early_device == kEarlyNone ||
       task->early_device == kEarlyNever || task->pending != task->pending_launched)
     return;
   task->early_released = true;

@@ -141,7 +141,11 @@ Runtime &Runtime::get() {
     }
   }
   // A bad environment: nothing has run yet, and every later call would fail the same way.
-  // The program ends, saying which variable is wrong (docs/configuration.md).
+  // The program ends, saying which variable is wrong (docs/configuration.md). (One thread
+  // ends it; another that started the runtime at the same time waits for the end.)
+  static std::atomic<bool> ending{false};
+  if (ending.exchange(true))
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   std::fprintf(stderr, "nanort: configuration error: %s\n", bad_configuration.c_str());
   std::fflush(nullptr);
   std::exit(1);
@@ -191,13 +195,22 @@ void Runtime::fail_current_task(const char *message, void *payload, void (*destr
 }
 
 void Runtime::report(bool fatal) {
-  if (reported_.exchange(true)) return;
-  // (After a fatal error the directory may be locked by the thread that failed: its table
-  // is left out.)
-  observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
-  if (energy_ && config_.stats) std::cerr << energy_->summary();
-  if (fatal && config_.stats)
-    std::cerr << "  (written at a fatal error, while tasks may still have run)\n";
+  // Once; a second thread ending the program at the same time waits until the first has
+  // written everything (it would cut the output short by ending the process).
+  std::lock_guard<std::mutex> guard(report_mutex_);
+  if (reported_) return;
+  reported_ = true;
+  try {
+    // (After a fatal error the directory may be locked by the thread that failed: its table
+    // is left out.)
+    observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
+    if (energy_ && config_.stats) std::cerr << energy_->summary();
+    if (fatal && config_.stats)
+      std::cerr << "  (written at a fatal error, while tasks may still have run)\n";
+  } catch (const std::exception &e) {
+    std::cerr << "nanort: statistics or trace not written: " << e.what() << "\n";
+  }
+  std::cerr.flush();
 }
 
 Runtime::Runtime() {
@@ -571,14 +584,16 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
   }
   if (creator_waits) idle_.notify_all();
   if (!not_run_here.empty()) {
-    not_run_queue = &not_run_here;
+    struct Draining {  // (reset however the loop ends)
+      explicit Draining(ReadyList *queue) { not_run_queue = queue; }
+      ~Draining() { not_run_queue = nullptr; }
+    } draining(&not_run_here);
     for (std::size_t i = 0; i < not_run_here.size(); ++i) {  // (it grows while ending them)
       Task *task = not_run_here[i];
       not_run(task);
       task->destroy_args();
       finish_body(task, next);
     }
-    not_run_queue = nullptr;
   }
 }
 
@@ -607,7 +622,7 @@ void Runtime::run_body(Task *task, int lane) {
   Task *const previous = tls_current;
   tls_current = task;
   const bool recording = observer_->recording();
-  const bool measuring = perf_model_ && task->impl && task->site;
+  const bool measuring = perf_model_ && task->impl && task->site && !task->not_run_after;
   const std::uint64_t start = recording || measuring ? Observer::now_ns() : 0;
   bool failed = false;
   if (task->not_run_after) [[unlikely]] {  // an undeferred task after a failure: not run
@@ -837,20 +852,48 @@ void Runtime::spare_loop() {
 
 namespace {
 // The payload of the first failure collected by this thread's last taskwait, until
-// nanort_take_failure_payload takes it (the C++ header: the task's exception).
-thread_local Failure collected_payload{std::string()};
+// nanort_take_failure_payload takes it (the C++ header: the task's exception). Plain
+// thread-locals: exit() destroys the main thread's C++ thread-locals before the runtime stops,
+// and the stop may still run tasks that wait (and collect) on this thread. A holder frees a
+// payload never taken when the thread ends; after that, payloads are freed at once.
+struct PendingPayload {
+  void *payload;
+  void (*destroy)(void *);
+};
+thread_local PendingPayload pending_payload{nullptr, nullptr};
+thread_local bool payload_holder_gone = false;
+void drop_pending_payload() {
+  if (pending_payload.payload && pending_payload.destroy)
+    pending_payload.destroy(pending_payload.payload);
+  pending_payload = {nullptr, nullptr};
+}
+struct PayloadHolder {
+  ~PayloadHolder() {
+    drop_pending_payload();
+    payload_holder_gone = true;
+  }
+};
+thread_local PayloadHolder payload_holder;
 }  // namespace
 
-void *Runtime::take_failure_payload() { return collected_payload.take_payload(); }
+void *Runtime::take_failure_payload() {
+  void *taken = pending_payload.payload;
+  pending_payload = {nullptr, nullptr};
+  return taken;
+}
 
 nanort_status Runtime::collect_errors(Task *task) {
   std::vector<Failure> failures = task->take_errors();
-  collected_payload = Failure(std::string());  // a payload not taken by now is not wanted
+  drop_pending_payload();  // a payload not taken by now is not wanted
   if (failures.empty()) return NANORT_SUCCESS;
   std::string text;
   for (Failure &failure : failures) {
     text += (text.empty() ? "" : "\n") + failure.message;
-    if (failure.payload && !collected_payload.payload) collected_payload = std::move(failure);
+    if (failure.payload && !pending_payload.payload && !payload_holder_gone) {
+      (void)&payload_holder;  // (its destructor now runs when the thread ends)
+      pending_payload = {failure.payload, failure.destroy};
+      failure.take_payload();
+    }
   }
   throw TaskFailedError(text);
 }

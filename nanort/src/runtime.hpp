@@ -230,7 +230,8 @@ class Runtime {
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
   alignas(64) std::atomic<std::int64_t> cpu_expected_ns_{0};  // dmda: queued CPU work
-  std::atomic<bool> reported_{false};      // statistics and trace written
+  std::mutex report_mutex_;                // held while statistics and trace are written
+  bool reported_ = false;                  // under report_mutex_
   bool uncollected_failures_ = false;       // seen by stop()
   std::mutex host_locked_mutex_;
   std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end

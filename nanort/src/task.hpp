@@ -159,6 +159,9 @@ struct Task {
   // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
   // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
   std::unique_ptr<std::string> not_run_after;
+  // Launched early behind a kernel that then failed (read and written under the domain lock):
+  // the tasks after it are not run.
+  bool ran_behind_failure = false;
 
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On

@@ -341,6 +341,27 @@ TEST(CxxApi, SuccessorsOfAFailedTaskAreNotRun) {
   EXPECT_EQ(x, 7);
 }
 
+// A taskwait on that reports a failure leaves the data it named usable again; other data the
+// failed task wrote stays so until the taskwait.
+TEST(CxxApi, AfterTaskwaitOnReportsAFailureTheDataItNamedIsUsableAgain) {
+  int x = 0, y = 0;
+  nanort::task("writer").out(&x).out(&y).spawn([] { throw std::runtime_error("no data"); });
+  EXPECT_THROW(nanort::taskwait_on(&x), std::runtime_error);
+  nanort::task("again").out(&x).spawn([&x] { x = 3; });
+  EXPECT_NO_THROW(nanort::taskwait_on(&x));
+  EXPECT_EQ(x, 3);
+  std::atomic<bool> ran{false};
+  nanort::task("y reader").in(&y).spawn([&ran] { ran = true; });
+  try {
+    nanort::taskwait();
+    ADD_FAILURE() << "the reader of y was run, or not reported";
+  } catch (const nanort::task_error &e) {
+    EXPECT_TRUE(contains(e.what(), "task 'y reader'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "it depends on task 'writer'")) << e.what();
+  }
+  EXPECT_FALSE(ran.load());
+}
+
 // Whenever the successor is submitted: also after the failed task has ended.
 TEST(CxxApi, ATaskSubmittedAfterTheFailedOneEndedIsNotRunEither) {
   int x = 0;

@@ -47,6 +47,8 @@ Access block(std::size_t offset, std::size_t row_bytes, std::size_t rows, std::s
 
 using Tasks = std::vector<Task *>;
 
+const nanort_task_site kSite{NANORT_ABI_VERSION, nullptr, nullptr, 0, nullptr, 0, nullptr};
+
 std::set<Task *> as_set(const Tasks &tasks) { return {tasks.begin(), tasks.end()}; }
 
 class Domain : public ::testing::Test {
@@ -61,6 +63,7 @@ class Domain : public ::testing::Test {
   // The same for a task whose chosen implementation is 'impl'.
   Task *add_on(const nanort_task_impl *impl, std::initializer_list<Access> accesses) {
     auto *task = new Task();
+    task->site = &kSite;  // (as every task a program makes has; 'taskwait on' markers have none)
     task->impl = impl;
     for (const Access &access : accesses) task->accesses.push_back(access);
     return adopt(task);
@@ -746,6 +749,57 @@ TEST_F(Domain, WritersAfterAFailedReaderAreNotRunEither) {
   r->failed = true;
   EXPECT_EQ(release(r), Tasks{w});
   EXPECT_TRUE(w->not_run_after) << "every task ordered after it";
+}
+
+// A task not to run is not launched early behind its launched predecessor: it waits for it,
+// and is then ended unrun (launched, it would be ended while that kernel still lists it).
+TEST_F(Domain, ATaskNotToRunIsNotLaunchedEarly) {
+  Task *p = add_on(&kSmp, {out(0, 10)});
+  Task *q = add_on(&kCuda, {out(100, 10)});
+  Task *s = add_on(&kCuda, {in(0, 10), inout(100, 10)});
+  EXPECT_TRUE(launched(q, 2).empty()) << "the CPU task is not done";
+  p->failed = true;
+  EXPECT_TRUE(release(p).empty()) << "not launched behind q, though only q is left";
+  EXPECT_FALSE(s->early_released);
+  ASSERT_TRUE(s->not_run_after);
+  EXPECT_EQ(release(q), Tasks{s});
+}
+
+// A successor already launched behind the kernel that failed runs (or fails) on its device;
+// the tasks after it are not run.
+TEST_F(Domain, TasksAfterOneLaunchedBehindAFailedKernelAreNotRun) {
+  Task *q = add_on(&kCuda, {out(0, 10)});
+  Task *s = add_on(&kCuda, {inout(0, 10)});
+  Task *after = add_on(&kSmp, {in(0, 10)});
+  EXPECT_EQ(launched(q, 1), Tasks{s});
+  q->failed = true;
+  EXPECT_TRUE(release(q).empty()) << "s is on its device already";
+  EXPECT_FALSE(s->not_run_after) << "handed out: not touched";
+  EXPECT_EQ(release(s), Tasks{after});
+  ASSERT_TRUE(after->not_run_after);
+  EXPECT_NE(after->not_run_after->find("which ran behind a failed task"), std::string::npos)
+      << *after->not_run_after;
+}
+
+// Readers after a failed writer are all not run, but the group keeps only one of them once
+// they are done: a long loop of readers does not pile up.
+TEST_F(Domain, ReadersAfterAFailureDoNotPileUp) {
+  Task *w = add({out(0, 10)});
+  w->failed = true;
+  EXPECT_TRUE(release(w).empty());
+  Tasks readers;
+  for (int i = 0; i < 500; ++i) {
+    Task *r = add({in(0, 10)});
+    readers.push_back(r);
+    ASSERT_TRUE(r->not_run_after);
+    EXPECT_TRUE(release(r).empty());
+  }
+  int still_held = 0;  // readers the domain still holds a reference to
+  for (Task *t : readers)
+    if (t->refs.load() > 1) ++still_held;
+  EXPECT_LE(still_held, 64);
+  Task *writer = add({out(0, 10)});
+  EXPECT_TRUE(writer->not_run_after) << "a writer after the readers is not run either";
 }
 
 }  // namespace

@@ -48,6 +48,9 @@ dc::Placement device_place(const Which &which, const void *pointer,
 // start.
 class KernelHold {
  public:
+  KernelHold() = default;
+  KernelHold(const KernelHold &) = delete;  // released once, by its one owner
+  KernelHold &operator=(const KernelHold &) = delete;
   virtual ~KernelHold() = default;
 };
 
