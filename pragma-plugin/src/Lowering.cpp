@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -1858,6 +1859,164 @@ private:
   SourceRange Body;
 };
 
+// Whether a dependence item names memory inside the variable it is about (its own storage:
+// x, v[i] or v[a;n] of an array v, s.f, s.arr[0;n]) or memory reached through a pointer that
+// the variable holds (p[a;n], *p, [n]p, p->f, s.data[0;n], rows[i][0;n] with rows an array of
+// pointers). Walks the item's tokens with the types of the variable and of the members it
+// names; Unknown where it cannot follow them (a call, a cast, an overloaded operator, a
+// dependent type).
+enum class DepStorage { Own, Through, Unknown };
+
+class StorageWalk {
+public:
+  StorageWalk(const DepItem &D, const VarDecl *V) : D(D), V(V) {}
+
+  DepStorage run() {
+    QualType T;
+    bool Own;
+    if (!unary(T, Own) || I != D.Base.size())
+      return DepStorage::Unknown;
+    // A shape reads the base as a pointer: into an array it stays in the array's storage.
+    if (!D.Shape.empty() && !element(T, Own))
+      return DepStorage::Unknown;
+    for (size_t S = 0; S < D.Sections.size(); ++S)
+      if (!element(T, Own))
+        return DepStorage::Unknown;
+    return Own ? DepStorage::Own : DepStorage::Through;
+  }
+
+private:
+  const DepItem &D;
+  const VarDecl *V;
+  size_t I = 0;
+
+  bool at(tok::TokenKind K) const { return I < D.Base.size() && D.Base[I].Kind == K; }
+  // *e, e[i], a section or a shape: an element of an array stays in its storage, the target
+  // of a pointer does not.
+  static bool element(QualType &T, bool &Own) {
+    if (T.isNull() || T->isDependentType())
+      return false;
+    if (const ArrayType *A = T->getAsArrayTypeUnsafe()) {
+      T = A->getElementType();
+      return true;
+    }
+    if (const auto *P = T->getAs<PointerType>()) {
+      T = P->getPointeeType();
+      Own = false;
+      return true;
+    }
+    return false;
+  }
+  // The type of member Name of record type T (in a base class too); a reference member's
+  // target is not the object's storage.
+  static bool member(QualType &T, bool &Own, StringRef Name) {
+    const RecordDecl *RD = T.isNull() || T->isDependentType() ? nullptr : T->getAsRecordDecl();
+    if (RD)
+      RD = RD->getDefinition();
+    if (!RD)
+      return false;
+    for (const NamedDecl *N : RD->lookup(&RD->getASTContext().Idents.get(Name))) {
+      QualType F;
+      if (const auto *FD = dyn_cast<FieldDecl>(N))
+        F = FD->getType();
+      else if (const auto *IF = dyn_cast<IndirectFieldDecl>(N))
+        F = IF->getAnonField()->getType();
+      else
+        continue;
+      if (F->isReferenceType())
+        Own = false;
+      T = F.getNonReferenceType();
+      return true;
+    }
+    if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+      for (const CXXBaseSpecifier &B : CRD->bases()) {
+        QualType BT = B.getType();
+        if (member(BT, Own, Name)) {
+          T = BT;
+          return true;
+        }
+      }
+    return false;
+  }
+  bool unary(QualType &T, bool &Own) {
+    if (at(tok::star)) {
+      ++I;
+      return unary(T, Own) && element(T, Own);
+    }
+    return postfix(T, Own);
+  }
+  bool postfix(QualType &T, bool &Own) {
+    if (at(tok::l_paren)) {
+      ++I;
+      if (!unary(T, Own) || !at(tok::r_paren))
+        return false;
+      ++I;
+    } else if (at(tok::identifier) && D.Base[I].Text == V->getName()) {
+      ++I;
+      T = V->getType().getNonReferenceType(); // a reference's target is the variable's storage
+      Own = true;
+    } else {
+      return false;
+    }
+    while (I < D.Base.size()) {
+      if (at(tok::l_square)) {
+        for (int Depth = 0; I < D.Base.size(); ++I) // the subscript's value does not matter
+          if (at(tok::l_square))
+            ++Depth;
+          else if (at(tok::r_square) && --Depth == 0)
+            break;
+        if (!at(tok::r_square))
+          return false;
+        ++I;
+        if (!element(T, Own))
+          return false;
+      } else if (at(tok::period) || at(tok::arrow)) {
+        bool Arrow = at(tok::arrow);
+        ++I;
+        if (!at(tok::identifier) || (Arrow && !element(T, Own)) ||
+            !member(T, Own, D.Base[I].Text))
+          return false;
+        ++I;
+      } else {
+        break;
+      }
+    }
+    return true;
+  }
+};
+
+// The data sharing that the dependences of an inline task give variable V (DESIGN.md,
+// decision 3): shared when an item names V's own storage, so that the task reads and writes
+// the variable itself; firstprivate when the items only name memory through a pointer that V
+// holds, so that the body uses the address the dependence was computed on even if the parent
+// changes V or returns. Where the walk cannot tell, OmpSs-2's rule: a pointer variable that is
+// dereferenced is firstprivate, anything else shared. An object that copying would run a
+// constructor for stays shared (as the object behind 'this' in this->p[0;n] is).
+std::optional<Sharing> dependenceSharing(const Pragma &Task, const VarDecl *V) {
+  bool Own = false, Through = false;
+  for (const Clause &Cl : Task.Clauses)
+    for (const DepItem &D : Cl.Deps) {
+      if (D.BaseVar != V->getName())
+        continue;
+      DepStorage S = StorageWalk(D, V).run();
+      if (S == DepStorage::Unknown) {
+        bool Plain = D.Base.size() == 1 && D.Sections.empty() && D.Shape.empty();
+        S = !Plain && V->getType().getNonReferenceType()->isPointerType() ? DepStorage::Through
+                                                                         : DepStorage::Own;
+      }
+      (S == DepStorage::Own ? Own : Through) = true;
+    }
+  if (Own)
+    return Sharing::Shared;
+  if (!Through)
+    return std::nullopt;
+  ASTContext &Ctx = V->getASTContext();
+  QualType Elem = Ctx.getBaseElementType(V->getType().getNonReferenceType());
+  if (Elem->isRecordType() && !Elem.isTriviallyCopyableType(Ctx))
+    return Sharing::Shared;
+  return Sharing::Firstprivate;
+}
+
 void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
                              SourceLocation &End) const {
   Begin = Cand.Begin;
@@ -1942,8 +2101,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       }
     }
 
-  // Data sharing.
-  std::set<std::string> Shared, Private, First, DepVars;
+  // Data sharing: the clauses, then the dependences, then static storage, then the default.
+  std::set<std::string> Shared, Private, First;
   std::string Default = "firstprivate";
   for (const Clause &Cl : Task.Clauses) {
     std::set<std::string> *Into = nullptr;
@@ -1952,9 +2111,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     case ClauseKind::Private: Into = &Private; break;
     case ClauseKind::Firstprivate: Into = &First; break;
     case ClauseKind::Default: Default = Cl.Words[0]; break;
-    default:
-      for (const DepItem &D : Cl.Deps)
-        DepVars.insert(D.BaseVar);
+    default: break;
     }
     if (Into)
       Into->insert(Cl.Words.begin(), Cl.Words.end());
@@ -1964,11 +2121,16 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   for (VarDecl *V : UF.Order) {
     std::string N = V->getName().str();
     Capture Cap{V, Sharing::Firstprivate, UF.Uses[V]};
+    std::optional<Sharing> FromDeps;
     if (Private.count(N))
       Cap.How = Sharing::Private;
     else if (First.count(N))
       Cap.How = Sharing::Firstprivate;
-    else if (Shared.count(N) || DepVars.count(N) || V->isStaticLocal())
+    else if (Shared.count(N))
+      Cap.How = Sharing::Shared;
+    else if ((FromDeps = dependenceSharing(Task, V)))
+      Cap.How = *FromDeps;
+    else if (V->isStaticLocal())
       Cap.How = Sharing::Shared;
     else if (Default == "shared")
       Cap.How = Sharing::Shared;
