@@ -117,6 +117,16 @@ nanort_plugin_program(pragma_operator_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Wer
 nanort_plugin_program(priority_c nanocc "NANORT_CPU_WORKERS=1" -Wall ${p}/priority.c)
 nanort_plugin_program(sections_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/sections.c)
 nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall ${p}/tasks.cpp)
+# Pointers named in dependences are firstprivate (issue 19): a stencil that swaps its grid
+# pointers after each step's tasks, compared with a plain loop; tasks created by functions that
+# return, structure and array-of-pointers bases, nested tasks, references, templates.
+nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/stencil_swap.c)
+nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/stencil_swap.cpp)
+nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
+nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/capture.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
@@ -329,8 +339,19 @@ add_test(NAME plugin.golden.sections.c
                  ${PROJECT_SOURCE_DIR}/include sections.c sections.c.expected
                  ${plugin_bin}/golden/sections.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.capture.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include capture.c capture.c.expected
+                 ${plugin_bin}/golden/capture.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.capture.cpp
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_CXX} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
+                 ${plugin_bin}/golden/capture.cpp
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
-                     plugin.golden.sections.c PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
+                     PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default

@@ -18,6 +18,13 @@ void f() {
   // expected-error@+1 {{firstprivate array 'arr' must be trivially copyable}}
   #pragma omp task
   (void)arr[0].v;
+  // Named through a pointer member, but copying runs a constructor: shared, not copied.
+  struct Row {
+    NotTrivial keep;
+    double *data;
+  } rows[2] = {};
+  #pragma omp task inout(rows[0].data[0;1])
+  rows[0].data[0] = 1;
   Counter c{0};
   // expected-error@+1 {{'#pragma omp atomic' applies to 'x op= expr;', 'x++;', '++x;', 'x--;' or '--x;'}}
   #pragma omp atomic

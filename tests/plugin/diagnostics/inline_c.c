@@ -18,6 +18,10 @@ void f(int n) {
   // expected-error@+1 {{variable 'x' must be listed in a data-sharing clause (default(none))}}
   #pragma omp task default(none)
   x++;
+  // The dependences decide for p (firstprivate) and y (shared): default(none) asks nothing.
+  int *p = &x;
+  #pragma omp task default(none) in(p[0;1]) out(y)
+  y = p[0];
   // expected-error@+1 {{variable 'vla' has a variably modified type}}
   #pragma omp task
   vla[0] = 1;
