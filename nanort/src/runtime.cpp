@@ -204,6 +204,7 @@ void Runtime::report(bool fatal) {
     // (After a fatal error the directory may be locked by the thread that failed: its table
     // is left out.)
     observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
+    if (program_cache_ && config_.stats) std::cerr << program_cache_->summary();
     if (energy_ && config_.stats) std::cerr << energy_->summary();
     if (fatal && config_.stats)
       std::cerr << "  (written at a fatal error, while tasks may still have run)\n";

@@ -1,10 +1,18 @@
 // A tiny OpenCL program for opencl_program_cache_reuse_test: runs one kernel and checks the
 // result. Prints "cache run: ok" and returns 0, or prints what went wrong and returns 1. The
 // device and the program cache folder come from NANORT_OPENCL_DEVICES and NANORT_OPENCL_CACHE.
+//
+//   opencl_cache_run                          the kernel below: x[i] = 3 * x[i] + 7
+//   opencl_cache_run FILE.cl OPTIONS OFFSET   the program in FILE.cl, built with OPTIONS: its
+//                                             triple_plus must give 3 * x[i] + 7 + OFFSET
 #include <nanort/nanort.h>
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 namespace {
@@ -19,18 +27,39 @@ struct Args {
   int *x;
   int add, n;
 };
-const nanort_kernel_module kModule = {NANORT_ABI_VERSION, NANORT_MODULE_OPENCL_SOURCE, kSource,
-                                      0, "-DUNUSED_OPTION=1", "opencl_cache_run.cl"};
+// The module, its text and options live as long as the process: the runtime keeps pointers.
+std::string file_source, file_options, file_name;
+nanort_kernel_module program_module = {NANORT_ABI_VERSION, NANORT_MODULE_OPENCL_SOURCE, kSource,
+                                       0, "-DUNUSED_OPTION=1", "opencl_cache_run.cl"};
 const nanort_kernel_arg kArgs[] = {{offsetof(Args, x), sizeof(int *), NANORT_ARG_BUFFER},
                                    {offsetof(Args, add), sizeof(int), NANORT_ARG_VALUE},
                                    {offsetof(Args, n), sizeof(int), NANORT_ARG_VALUE}};
-const nanort_task_impl kImpl = {NANORT_DEVICE_OPENCL, nullptr, "triple_plus", &kModule, kArgs, 3};
+const nanort_task_impl kImpl = {NANORT_DEVICE_OPENCL, nullptr, "triple_plus", &program_module,
+                                kArgs, 3};
 const nanort_task_site kSite = {NANORT_ABI_VERSION, "triple_plus", __FILE__, __LINE__, &kImpl,
                                 1, nullptr};
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  int offset = 0;
+  if (argc == 4) {
+    file_name = argv[1];
+    std::ifstream in(file_name);
+    if (!in) {
+      std::printf("cache run: cannot read '%s'\n", argv[1]);
+      return 1;
+    }
+    file_source.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    file_options = argv[2];
+    offset = std::atoi(argv[3]);
+    program_module.image = file_source.c_str();
+    program_module.build_options = file_options.c_str();
+    program_module.origin = file_name.c_str();
+  } else if (argc != 1) {
+    std::printf("cache run: usage: opencl_cache_run [FILE.cl OPTIONS OFFSET]\n");
+    return 1;
+  }
   if (nanort_init() != NANORT_SUCCESS) {
     std::printf("cache run: nanort_init: %s\n", nanort_last_error());
     return 1;
@@ -57,8 +86,8 @@ int main() {
     return 1;
   }
   for (int i = 0; i < n; ++i)
-    if (x[i] != 3 * i + 7) {
-      std::printf("cache run: x[%d] = %d, expected %d\n", i, x[i], 3 * i + 7);
+    if (x[i] != 3 * i + 7 + offset) {
+      std::printf("cache run: x[%d] = %d, expected %d\n", i, x[i], 3 * i + 7 + offset);
       return 1;
     }
   std::printf("cache run: ok\n");

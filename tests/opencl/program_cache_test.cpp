@@ -1,7 +1,9 @@
-// ProgramCache on a real OpenCL platform (PoCL in CI): hits and misses, the key, corrupt and
-// stale entries, build errors, folder privacy. Each test has its own cache folder under /tmp.
-// Skipped when no OpenCL platform or device is found.
+// ProgramCache on a real OpenCL platform (PoCL in CI): hits and misses, the key, the headers
+// a program includes, corrupt and stale entries, build errors, folder privacy. Each test has its
+// own cache folder under /tmp. Skipped when no OpenCL platform or device is found (the tests of
+// the include scan need none).
 #include <opencl/opencl_program_cache.hpp>
+#include <opencl/opencl_program_includes.hpp>
 
 #include <gtest/gtest.h>
 
@@ -209,7 +211,8 @@ TEST_F(ProgramCacheTest, MissWritesEntryThenHitRunsCorrectly) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files_in_folder(), 1u) << "a temporary file was left behind";
   ProgramCache cache(folder_);
-  EXPECT_EQ(files[0].string(), cache.entry_path(ProgramCache::key_text(device_, kAddSource, "")));
+  EXPECT_EQ(files[0].string(),
+            cache.entry_path(ProgramCache::key_text(device_, kAddSource, "", "")));
   EXPECT_EQ(files[0].filename().string().size(), 64u + 4u);
   struct stat st {};
   ASSERT_EQ(stat(files[0].c_str(), &st), 0);
@@ -432,6 +435,225 @@ TEST_F(ProgramCacheTest, ConcurrentBuildsShareTheCache) {
   EXPECT_EQ(stats.rejected, 0u);
   EXPECT_EQ(entries().size(), 2u);
   EXPECT_EQ(files_in_folder(), 2u);
+}
+
+// ---- The headers a program includes
+
+using nanort::rt::opencl::find_include_directives;
+using nanort::rt::opencl::IncludeDirective;
+using nanort::rt::opencl::parse_include_options;
+using nanort::rt::opencl::scan_includes;
+
+TEST(IncludeDirectives, FormsCommentsSplicesAndLineNumbers) {
+  const auto found = find_include_directives(R"(
+#include "a.h"
+  #  include <b/c.h>   // a comment after it
+/* #include "block_comment.h" */
+// #include "line_comment.h"
+#include_next "next.h"
+#import "imported.h"
+#inc\
+lude "spliced.h"
+#include /* a comment */ "after_comment.h"
+#include HEADER_MACRO
+char text[] = "/*";
+#include "after_string.h" /* a comment
+#include "in_block_comment.h" */
+#line 100 "other.cl"
+#include "after_line.h"
+#if 0
+#include "not_taken.h"
+#endif
+)");
+  using Form = IncludeDirective::Form;
+  struct Expected {
+    Form form;
+    const char *name, *file;
+    int line;
+  };
+  const Expected expected[] = {{Form::kQuoted, "a.h", "", 2},
+                               {Form::kAngled, "b/c.h", "", 3},
+                               {Form::kQuoted, "next.h", "", 6},
+                               {Form::kQuoted, "imported.h", "", 7},
+                               {Form::kQuoted, "spliced.h", "", 8},
+                               {Form::kQuoted, "after_comment.h", "", 10},
+                               {Form::kComputed, "HEADER_MACRO", "", 11},
+                               {Form::kQuoted, "after_string.h", "", 13},
+                               {Form::kQuoted, "after_line.h", "other.cl", 100},
+                               {Form::kQuoted, "not_taken.h", "other.cl", 102}};
+  ASSERT_EQ(found.size(), std::size(expected));
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    EXPECT_EQ(found[i].form, expected[i].form) << i;
+    EXPECT_EQ(found[i].name, expected[i].name) << i;
+    EXPECT_EQ(found[i].file, expected[i].file) << i;
+    EXPECT_EQ(found[i].line, expected[i].line) << i;
+  }
+  EXPECT_TRUE(find_include_directives(kAddSource).empty());
+}
+
+TEST(IncludeOptions, FoldersAndFiles) {
+  const auto options = parse_include_options(
+      R"(-I a -Ib -DX=1 -iquote q -isystems -idirafter d -include f.h -imacros m.h -I "with space")"
+      " -cl-mad-enable -include-pch p.pch");
+  EXPECT_EQ(options.folders, (std::vector<std::string>{"a", "b", "q", "s", "d", "with space"}));
+  EXPECT_EQ(options.files, (std::vector<std::string>{"f.h", "m.h"}));
+  EXPECT_TRUE(parse_include_options("-DVALUE=2 -cl-fast-relaxed-math").folders.empty());
+}
+
+// Each test has a folder of its own, the working folder of the scans.
+class IncludeScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/nanort-include-scan-XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    folder_ = name;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
+  void write(const std::string &path, const std::string &text) {
+    const fs::path full = fs::path(folder_) / path;
+    fs::create_directories(full.parent_path());
+    write_file(full, text);
+  }
+  nanort::rt::opencl::IncludeScan scan(const char *source, const std::string &options = "-Iinc") {
+    return scan_includes(source, options, "k.cl", folder_);
+  }
+  std::string folder_;
+};
+
+TEST_F(IncludeScanTest, NoIncludeNoKey) {
+  const auto result = scan(kAddSource, "-I inc -DVALUE=3");
+  EXPECT_EQ(result.key, "");
+  EXPECT_EQ(result.problem, "");
+  EXPECT_EQ(result.headers, 0u);
+}
+
+TEST_F(IncludeScanTest, KeyFollowsTheHeadersText) {
+  write("inc/h.h", "#define VALUE 2\n");
+  const auto first = scan("#include \"h.h\"\n");
+  EXPECT_EQ(first.problem, "");
+  EXPECT_EQ(first.headers, 1u);
+  EXPECT_NE(first.key.find(folder_ + "/inc/h.h sha256 "), std::string::npos) << first.key;
+  EXPECT_NE(first.key.find(folder_ + "/h.h absent"), std::string::npos) << first.key;
+  write("inc/h.h", "#define VALUE 3\n");
+  EXPECT_NE(scan("#include \"h.h\"\n").key, first.key);
+  write("inc/h.h", "#define VALUE 2\n");
+  EXPECT_EQ(scan("#include \"h.h\"\n").key, first.key);
+  // The folder given whole is the same place.
+  EXPECT_EQ(scan("#include \"h.h\"\n", "-I " + folder_ + "/inc").key, first.key);
+  // A header of that name put in front of it (the current folder is searched first).
+  write("h.h", "#define VALUE 2\n");
+  const auto shadowed = scan("#include \"h.h\"\n");
+  EXPECT_NE(shadowed.key, first.key);
+  EXPECT_EQ(shadowed.headers, 2u);
+  fs::remove(fs::path(folder_) / "h.h");
+  EXPECT_EQ(scan("#include \"h.h\"\n").key, first.key);
+}
+
+TEST_F(IncludeScanTest, NestedHeadersAndCycles) {
+  // a.h -> sub/b.h -> c.h (next to b.h) and a.h again (through -I).
+  write("inc/a.h", "#ifndef A\n#define A\n#include \"sub/b.h\"\n#endif\n");
+  write("inc/sub/b.h", "#include \"c.h\"\n#include <a.h>\n");
+  write("inc/sub/c.h", "#define C 1\n");
+  const auto first = scan("#include <a.h>\n");
+  EXPECT_EQ(first.problem, "");
+  EXPECT_EQ(first.headers, 3u);
+  write("inc/sub/c.h", "#define C 2\n");
+  const auto changed = scan("#include <a.h>\n");
+  EXPECT_EQ(changed.problem, "");
+  EXPECT_NE(changed.key, first.key);
+}
+
+TEST_F(IncludeScanTest, IncludeFoundNowhere) {
+  EXPECT_EQ(scan("\n#if 0\n#include \"nowhere.h\"\n#endif\n").problem,
+            "'#include \"nowhere.h\"' at k.cl:3 is found in none of the folders '" + folder_ +
+                "', '" + folder_ + "/inc'");
+  // <...> is not looked for next to the header that includes it (nor does the compiler).
+  write("inc/sub/b.h", "#include <near.h>\n");
+  write("inc/sub/near.h", "\n");
+  EXPECT_EQ(scan("#include \"sub/b.h\"\n").problem,
+            "'#include <near.h>' at " + folder_ +
+                "/inc/sub/b.h:1 is found in none of the folders '" + folder_ + "', '" + folder_ +
+                "/inc'");
+  // A header whose name a macro gives.
+  EXPECT_EQ(
+      scan("#define H \"h.h\"\n#include H\n").problem,
+      "'#include H' at k.cl:2 names its file through a macro, which only the compiler expands");
+  // #line names the place in messages (nanocc's embedded sources start with one).
+  EXPECT_EQ(
+      scan("#line 1 \"kernels/k.cl\"\n#include \"gone.h\"\n", "").problem,
+      "'#include \"gone.h\"' at kernels/k.cl:1 is found in none of the folders '" + folder_ + "'");
+}
+
+TEST_F(IncludeScanTest, ForcedIncludeOption) {
+  write("forced.h", "#include \"inner.h\"\n");
+  write("inc/inner.h", "#define INNER 1\n");
+  const auto found = scan("__kernel void k(void) {}\n", "-Iinc -include forced.h");
+  EXPECT_EQ(found.problem, "");
+  EXPECT_EQ(found.headers, 2u);
+  EXPECT_EQ(
+      scan("__kernel void k(void) {}\n", "-include nothere.h").problem,
+      "the build options' file 'nothere.h' is found in none of the folders '" + folder_ + "'");
+}
+
+// The cache on a program that includes a header: a changed header is a miss, and the program
+// computes with its new text; the unchanged one hits.
+TEST_F(ProgramCacheTest, IncludedHeaderIsPartOfTheKey) {
+  const std::string headers = folder_ + "-headers";
+  ASSERT_EQ(mkdir(headers.c_str(), 0700), 0);
+  const std::string source = R"(#include "value.h"
+__kernel void add(__global int *data) { data[get_global_id(0)] += VALUE; }
+)";
+  const std::string options = "-I " + headers;
+  write_file(headers + "/value.h", "#define VALUE 2\n");
+  {
+    ProgramCache cache(folder_);
+    expect_adds(build(cache, source.c_str(), options), 2);
+    expect_adds(build(cache, source.c_str(), options), 2);
+    EXPECT_EQ(cache.stats().misses, 1u);
+    EXPECT_EQ(cache.stats().hits, 1u);
+    EXPECT_EQ(cache.stats().written, 1u);
+  }
+  write_file(headers + "/value.h", "#define VALUE 7\n");
+  ProgramCache cache(folder_);
+  expect_adds(build(cache, source.c_str(), options), 7);
+  expect_adds(build(cache, source.c_str(), options), 7);
+  const auto stats = cache.stats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.not_cached, 0u);
+  EXPECT_EQ(entries().size(), 2u);
+  EXPECT_TRUE(cache.notes().empty());
+  fs::remove_all(headers);
+}
+
+// An #include found nowhere: built from source each time, never written; one note says why.
+TEST_F(ProgramCacheTest, ProgramWithAnIncludeFoundNowhereIsNotCached) {
+  const char *source = R"(#ifdef NOT_DEFINED
+#include "/nonexistent/nanort/missing.h"
+#endif
+__kernel void add(__global int *data) { data[get_global_id(0)] += 3; }
+)";
+  ProgramCache cache(folder_);
+  expect_adds(build(cache, source), 3);
+  expect_adds(build(cache, source), 3);
+  const auto stats = cache.stats();
+  EXPECT_EQ(stats.misses, 2u);
+  EXPECT_EQ(stats.not_cached, 2u);
+  EXPECT_EQ(stats.hits, 0u);
+  EXPECT_EQ(stats.written, 0u);
+  EXPECT_EQ(files_in_folder(), 0u);
+  const std::string note =
+      "OpenCL program 'test.cl' is not cached: '#include \"/nonexistent/nanort/missing.h\"' at "
+      "test.cl:2 names a file that does not exist";
+  EXPECT_EQ(cache.notes(), std::vector<std::string>{note});
+  EXPECT_EQ(
+      cache.summary(),
+      "  OpenCL programs: 0 from the disk cache, 2 built from source (2 not cacheable); cache "
+      "entries written 0, rejected 0, not written 0\n  " +
+          note + "\n");
 }
 
 // Sets or unsets an environment variable for one scope.

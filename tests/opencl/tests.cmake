@@ -128,7 +128,8 @@ nanort_opencl_gtest(opencl_no_device
   ENV NANORT_OPENCL_DEVICES=none)
 
 # The program cache across runs: opencl_cache_run run twice as separate processes with a
-# fresh NANORT_OPENCL_CACHE folder.
+# fresh NANORT_OPENCL_CACHE folder (also on kernel files that include headers, changed between
+# the runs).
 add_executable(opencl_cache_run opencl/opencl_cache_run.cpp)
 target_link_libraries(opencl_cache_run PRIVATE nanort::runtime nanort_build_options)
 nanort_opencl_gtest(opencl_program_cache_reuse

@@ -1,9 +1,12 @@
 #include "opencl_program_cache.hpp"
 
+#include "opencl_program_includes.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -331,7 +334,7 @@ ProgramCache::ProgramCache(std::string folder) : folder_(std::move(folder)) {
 }
 
 std::string ProgramCache::key_text(cl_device_id device, std::string_view source,
-                                   std::string_view options) {
+                                   std::string_view options, std::string_view includes) {
   cl_platform_id platform = nullptr;
   NANORT_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr));
   std::string key = "nanort OpenCL program cache\n";
@@ -344,6 +347,7 @@ std::string ProgramCache::key_text(cl_device_id device, std::string_view source,
   add_field(key, "driver version", device_string(device, CL_DRIVER_VERSION));
   add_field(key, "options", options);
   add_field(key, "source", source);
+  add_field(key, "included files", includes);
   return key;
 }
 
@@ -359,11 +363,21 @@ cl_program ProgramCache::build(cl_context context, const std::vector<cl_device_i
                       "ProgramCache::build: no device given for '" + std::string(origin) + "'");
   const std::string options_text(options);
   std::vector<std::string> keys, paths;
-  if (enabled_) {
+  // Once per build, not per device: the headers are read here, just before the compiler does.
+  const IncludeScan includes = enabled_ ? scan_includes(source, options, origin) : IncludeScan{};
+  const bool cached = enabled_ && includes.problem.empty();
+  if (enabled_ && !cached) {
+    std::lock_guard lock(mutex_);
+    ++stats_.not_cached;
+    const std::string note =
+        "OpenCL program '" + std::string(origin) + "' is not cached: " + includes.problem;
+    if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
+  }
+  if (cached) {
     bool all_loaded = true;
     std::vector<std::string> binaries(devices.size());
     for (std::size_t i = 0; i < devices.size(); ++i) {
-      keys.push_back(key_text(devices[i], source, options));
+      keys.push_back(key_text(devices[i], source, options, includes.key));
       paths.push_back(entry_path(keys[i]));
       // Read every entry even after a miss, so that corrupt ones are counted and removed.
       if (load_entry(paths[i], keys[i], binaries[i]) != Load::kLoaded) all_loaded = false;
@@ -382,7 +396,7 @@ cl_program ProgramCache::build(cl_context context, const std::vector<cl_device_i
     std::lock_guard lock(mutex_);
     ++stats_.misses;
   }
-  if (enabled_) {
+  if (cached) {
     const std::vector<std::string> binaries = program_binaries(program, devices);
     for (std::size_t i = 0; i < devices.size(); ++i)
       if (!binaries[i].empty()) write_entry(paths[i], keys[i], binaries[i]);
@@ -393,6 +407,25 @@ cl_program ProgramCache::build(cl_context context, const std::vector<cl_device_i
 ProgramCacheStats ProgramCache::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
+}
+
+std::vector<std::string> ProgramCache::notes() const {
+  std::lock_guard lock(mutex_);
+  return notes_;
+}
+
+std::string ProgramCache::summary() const {
+  const ProgramCacheStats s = stats();
+  if (s.hits + s.misses == 0) return "";
+  auto number = [](std::uint64_t n) { return std::to_string(n); };
+  std::string text = "  OpenCL programs: " + number(s.hits) + " from the disk cache, " +
+                     number(s.misses) + " built from source";
+  if (!enabled_) return text + " (no disk cache)\n";
+  if (s.not_cached > 0) text += " (" + number(s.not_cached) + " not cacheable)";
+  text += "; cache entries written " + number(s.written) + ", rejected " + number(s.rejected) +
+          ", not written " + number(s.write_failed) + "\n";
+  for (const std::string &note : notes()) text += "  " + note + "\n";
+  return text;
 }
 
 ProgramCache::Load ProgramCache::load_entry(const std::string &path, const std::string &key,

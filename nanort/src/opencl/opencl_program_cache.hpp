@@ -2,9 +2,12 @@
 // program's second run skips the compiler (seconds per kernel file on some platforms).
 //
 // One entry per (program, device): the file <sha256 of the key text>.bin in the cache folder.
-// The key text names everything that can change the binary (source, options, device, driver,
-// platform, our format) and is stored whole in the entry, so a hash collision or a stale file is
-// found by comparing, never trusted. Any entry that fails a check is deleted and rebuilt.
+// The key text names everything that can change the binary (source, options, the headers the
+// source includes, device, driver, platform, our format) and is stored whole in the entry, so
+// a hash collision or a stale file is found by comparing, never trusted. Any entry that fails a
+// check is deleted and rebuilt. A program whose headers cannot all be found (an #include the
+// compiler resolves in folders of its own, or on a branch not taken) is not cached at all:
+// a change to such a header could not be seen (opencl_program_includes.hpp).
 #pragma once
 
 #include "opencl_api.hpp"
@@ -29,17 +32,19 @@ class ProgramBuildError : public std::runtime_error {
   std::string log;
 };
 
-// Counted per build() call (hits, misses) and per entry file (rejected, written, write_failed).
+// Counted per build() call (hits, misses, not_cached) and per entry file (rejected, written,
+// write_failed).
 struct ProgramCacheStats {
   std::uint64_t hits = 0;          // built from cached binaries
   std::uint64_t misses = 0;        // built from source (every build when the cache is off)
+  std::uint64_t not_cached = 0;    // of the misses: programs whose headers were not all found
   std::uint64_t rejected = 0;      // entries found corrupt, stale or refused by OpenCL; deleted
   std::uint64_t written = 0;       // entries written
   std::uint64_t write_failed = 0;  // entries that could not be written (disk full, ...)
 };
 
 // Bumped whenever the entry format or the key text changes: old entries then stop matching.
-inline constexpr std::uint32_t kProgramCacheFormat = 1;
+inline constexpr std::uint32_t kProgramCacheFormat = 2;  // 2: the included headers
 
 // The fixed start of an entry file, in host byte order (a cache belongs to one machine). Then
 // follow key_size bytes of key text and binary_size bytes of binary; nothing else.
@@ -67,6 +72,10 @@ class ProgramCache {
                    std::string_view source, std::string_view options, std::string_view origin);
 
   ProgramCacheStats stats() const;
+  // Why programs were not cached: one line per program (for NANORT_STATS).
+  std::vector<std::string> notes() const;
+  // The statistics' lines about OpenCL programs ("" when none was built).
+  std::string summary() const;
   const std::string &folder() const { return folder_; }
   // Whether entries are read and written.
   bool enabled() const { return enabled_; }
@@ -75,8 +84,9 @@ class ProgramCache {
   const std::string &disabled_reason() const { return disabled_reason_; }
 
   // The full key text of one device's entry, and the entry's file path (for tests and tools).
+  // 'includes': IncludeScan::key of the source and options.
   static std::string key_text(cl_device_id device, std::string_view source,
-                              std::string_view options);
+                              std::string_view options, std::string_view includes);
   std::string entry_path(const std::string &key_text) const;
 
  private:
@@ -88,8 +98,9 @@ class ProgramCache {
   std::string folder_;
   bool enabled_ = false;
   std::string disabled_reason_;
-  mutable std::mutex mutex_;  // guards stats_ only: builds run concurrently
+  mutable std::mutex mutex_;  // guards stats_ and notes_ only: builds run concurrently
   ProgramCacheStats stats_;
+  std::vector<std::string> notes_;
 };
 
 // NANORT_OPENCL_CACHE if set ("" or "off" = no cache), else $XDG_CACHE_HOME/nanort/opencl,
