@@ -51,7 +51,7 @@ OmpSs's mcc options, as Makefiles written for mcc use them:
   --ompss, --ompss-2       lower the pragmas (always on); define _OMPSS=1 (_OMPSS_2=1)
   --openmp, --opencl       accepted (always on)
   --cuda                   host code gets CUDA's vector types (float4, make_float4 ...) from
-                           the CUDA toolkit of nvcc, as with .cu files on the command
+                           the CUDA toolkit of nvcc (as it does with .cu or .fatbin files)
   --no-openmp              compile the sources as they are, their pragmas not lowered (as mcc
                            does unless --ompss or --ompss-2 is given too)
   --no-copy-deps           device tasks move the data of their copy clauses only, unless
