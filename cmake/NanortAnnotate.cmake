@@ -20,6 +20,7 @@
 #   NANORT_CLANG_C, NANORT_CLANG_CXX   clang 19, which lowers for other compilers
 #   NANORT_EMBED_SCRIPT     NanortEmbedOpenCL.cmake
 #   NANORT_RUNTIME_TARGET   the runtime's target (nanort::runtime)
+#   NANORT_OMP_TARGET       the OpenMP routines' target (nanort::omp: libnanort-omp, omp.h)
 #   NANORT_PLUGIN_TARGET    in the project's own build: the plugin's target (NANORT_PLUGIN is
 #                           then its $<TARGET_FILE>, built before the targets that use it)
 
@@ -88,7 +89,7 @@ function(nanort_annotate target)
                         "(${target_dir})")
   endif()
   foreach(p NANORT_PLUGIN NANORT_CLANG_C NANORT_CLANG_CXX NANORT_EMBED_SCRIPT
-            NANORT_RUNTIME_TARGET NANORT_ANNOTATE_SCRIPT NANORT_PLUGIN_TARGET)
+            NANORT_RUNTIME_TARGET NANORT_OMP_TARGET NANORT_ANNOTATE_SCRIPT NANORT_PLUGIN_TARGET)
     get_property(${p} GLOBAL PROPERTY ${p})
   endforeach()
   if(NANORT_PLUGIN_TARGET)
@@ -119,6 +120,49 @@ function(nanort_annotate target)
     get_filename_component(f "${f}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND cu_files "${f}")
   endforeach()
+  # .cu files among the sources (without a LANGUAGE of their own) are kernels too.
+  foreach(src IN LISTS sources)
+    if(src MATCHES "\\.cu$" AND NOT src MATCHES "\\$<")
+      get_source_file_property(lang "${src}" LANGUAGE)
+      if(NOT lang)
+        get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+        list(APPEND cu_files "${abs}")
+      endif()
+    endif()
+  endforeach()
+
+  # With CUDA kernels, host code gets CUDA's vector types (float4, make_float4 ...) from the
+  # toolkit's own headers, as nanocc does (include/nanort/cuda_vector_types.h).
+  set(cuda_host_flags "")
+  if(cu_files)
+    find_program(NANORT_NVCC nvcc HINTS ENV CUDA_HOME PATH_SUFFIXES bin
+                 PATHS /usr/local/cuda/bin)
+    if(NOT NANORT_NVCC)
+      message(FATAL_ERROR "nanort_annotate: nvcc not found for the CUDA kernels of '${target}' "
+                          "(set NANORT_NVCC)")
+    endif()
+    get_filename_component(nvcc_dir "${NANORT_NVCC}" DIRECTORY)
+    get_filename_component(nvcc_real "${NANORT_NVCC}" REALPATH)
+    get_filename_component(nvcc_real_dir "${nvcc_real}" DIRECTORY)
+    set(cuda_include "")
+    foreach(d "${nvcc_dir}" "${nvcc_real_dir}")
+      if(NOT cuda_include AND EXISTS "${d}/../include/vector_types.h")
+        get_filename_component(cuda_include "${d}/../include" ABSOLUTE)
+      endif()
+    endforeach()
+    if(cuda_include)
+      if(NOT cuda_include STREQUAL "/usr/include") # (the lowering step sees it as -I)
+        target_include_directories(${target} SYSTEM PRIVATE "${cuda_include}")
+      endif()
+      target_compile_options(${target} PRIVATE
+        "$<$<COMPILE_LANGUAGE:C,CXX>:SHELL:-include nanort/cuda_vector_types.h>")
+      list(APPEND cuda_host_flags -include nanort/cuda_vector_types.h)
+    else()
+      message(WARNING "nanort_annotate: host code of '${target}' gets no CUDA vector types "
+                      "(float4, make_float4 ...): no vector_types.h next to ${NANORT_NVCC}")
+    endif()
+  endif()
+
   set(new_sources "")
   set(plugin_langs "")
   foreach(src IN LISTS sources)
@@ -136,8 +180,7 @@ function(nanort_annotate target)
       elseif(abs MATCHES "\\.cl$")
         list(APPEND cl_files "${abs}")
       elseif(abs MATCHES "\\.cu$")
-        list(APPEND cu_files "${abs}") # a kernel file, not compiled by the target itself
-        continue()
+        continue() # a kernel file (in cu_files), not compiled by the target itself
       endif()
     endif()
     if(NOT lang STREQUAL "C" AND NOT lang STREQUAL "CXX")
@@ -193,10 +236,11 @@ function(nanort_annotate target)
     # file after the plugin, so its own -MD would list the source only).
     add_custom_command(
       OUTPUT "${out}"
-      COMMAND "${clang}" -x ${x} -M -MF "${out}.d" -MT "${out}" ${flags} "${abs}"
+      COMMAND "${clang}" -x ${x} -M -MF "${out}.d" -MT "${out}" ${flags} ${cuda_host_flags}
+              "${abs}"
       COMMAND "${clang}" -x ${x} -fsyntax-only "-fplugin=${NANORT_PLUGIN}"
               "-fplugin-arg-nanort-emit=${out}" -fplugin-arg-nanort-lower-only ${flags}
-              "${abs}"
+              ${cuda_host_flags} "${abs}"
       DEPENDS "${abs}" ${plugin_depends}
       DEPFILE "${out}.d"
       COMMENT "Lowering the nanort pragmas of ${src}"
@@ -246,12 +290,6 @@ function(nanort_annotate target)
   # (code for each architecture, PTX for the last), embedded as nanort_cuda_program.
   list(REMOVE_DUPLICATES cu_files)
   if(cu_files)
-    find_program(NANORT_NVCC nvcc HINTS ENV CUDA_HOME PATH_SUFFIXES bin
-                 PATHS /usr/local/cuda/bin)
-    if(NOT NANORT_NVCC)
-      message(FATAL_ERROR "nanort_annotate: nvcc not found for the CUDA kernels of '${target}' "
-                          "(set NANORT_NVCC)")
-    endif()
     set(archs ${arg_CUDA_ARCHITECTURES})
     if(NOT archs)
       set(archs 80 90)
@@ -302,5 +340,6 @@ function(nanort_annotate target)
   endif()
 
   set_property(TARGET ${target} PROPERTY SOURCES "${new_sources}")
-  target_link_libraries(${target} PRIVATE ${NANORT_RUNTIME_TARGET})
+  # The runtime, and libnanort-omp with its omp.h (include/nanort/omp) for the target only.
+  target_link_libraries(${target} PRIVATE ${NANORT_RUNTIME_TARGET} ${NANORT_OMP_TARGET})
 endfunction()

@@ -1,8 +1,9 @@
 # The installed package: find_package(nanort) gives nanort::runtime (the library and the C/C++
-# headers), nanort::directory_cache, nanort::mpi (with MPI) and, when the pragma plugin is
-# built, the function nanort_annotate (cmake/NanortAnnotate.cmake).
+# headers), nanort::omp (the OpenMP routines and their omp.h), nanort::directory_cache,
+# nanort::mpi (with MPI) and, when the pragma plugin is built, the function nanort_annotate
+# (cmake/NanortAnnotate.cmake).
 include(CMakePackageConfigHelpers)
-install(TARGETS nanort_runtime nanort_directory_cache nanort_cuda_objects
+install(TARGETS nanort_runtime nanort_omp nanort_directory_cache nanort_cuda_objects
         EXPORT nanortTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

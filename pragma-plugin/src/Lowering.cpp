@@ -438,9 +438,11 @@ struct Capture {
 
 class Lowerer {
 public:
-  Lowerer(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags)
+  Lowerer(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
+          const LoweringOptions &Options)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), Pragmas(Pragmas),
-        Diags(Diags), RW(SM, LO), Policy(Ctx.getPrintingPolicy()), CPP(LO.CPlusPlus) {
+        Diags(Diags), Options(Options), RW(SM, LO), Policy(Ctx.getPrintingPolicy()),
+        CPP(LO.CPlusPlus) {
     Policy.SuppressUnwrittenScope = true;
   }
 
@@ -453,6 +455,7 @@ private:
   const LangOptions &LO;
   std::vector<Pragma> &Pragmas;
   DiagSink &Diags;
+  const LoweringOptions &Options;
   Rewriter RW;
   PrintingPolicy Policy;
   bool CPP;
@@ -844,6 +847,11 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
       emitLaunchClause(C, Cl);
     C.Subst = Outer;
   }
+  // A task that may run on a device (a target, or a kernel version) and says nothing of
+  // copy_deps takes the default that the plugin was given.
+  if (Options.NoCopyDepsByDefault && (Target || LaunchFrom) &&
+      !(Target && (Target->find(ClauseKind::CopyDeps) || Target->find(ClauseKind::NoCopyDeps))))
+    C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
   if (!Target)
     return;
   for (const Clause &Cl : Target->Clauses) {
@@ -2684,9 +2692,9 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
 } // namespace
 
 bool lowerMainFile(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
-                   bool DefineKernelKeywords, std::string &Out,
+                   const LoweringOptions &Options, bool DefineKernelKeywords, std::string &Out,
                    std::map<std::string, std::string> &Headers) {
-  Lowerer L(Ctx, Pragmas, Diags);
+  Lowerer L(Ctx, Pragmas, Diags, Options);
   return L.run(DefineKernelKeywords, Out, Headers);
 }
 

@@ -22,13 +22,20 @@ std::string kernelKeywordDefines();
 // Text for the inside of a C string literal ("#line 3 \"...\"", labels, file names).
 std::string escapeStringLiteral(llvm::StringRef In);
 
+// What the plugin's arguments choose for the lowering.
+struct LoweringOptions {
+  // no-copy-deps (mcc's --no-copy-deps): a task whose target says neither copy_deps nor
+  // no_copy_deps moves only the data of its copy clauses.
+  bool NoCopyDepsByDefault = false;
+};
+
 // Associates each pragma of the main file with the declaration or statement after it, checks
 // what the grammar cannot (ndrange arity, shmem without ndrange, ...), and rewrites the main
 // file. Returns false when an error was reported to Diags; Out is then unspecified.
 // Included files with pragmas are rewritten too (their pragma lines removed) into Headers,
 // by file name.
 bool lowerMainFile(clang::ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
-                   bool DefineKernelKeywords, std::string &Out,
+                   const LoweringOptions &Options, bool DefineKernelKeywords, std::string &Out,
                    std::map<std::string, std::string> &Headers);
 
 } // namespace nanort

@@ -290,8 +290,8 @@ void installHandler(Preprocessor &PP, PragmaHandler *Omp, PragmaHandler *Oss) {
 
 class AnalysisConsumer : public SemaConsumer {
 public:
-  AnalysisConsumer(AnalysisResult &R, bool KernelKeywords)
-      : R(R), KernelKeywords(KernelKeywords) {}
+  AnalysisConsumer(AnalysisResult &R, bool KernelKeywords, const LoweringOptions &Options)
+      : R(R), KernelKeywords(KernelKeywords), Options(Options) {}
 
   void InitializeSema(Sema &S) override {
     Preprocessor &PP = S.getPreprocessor();
@@ -316,7 +316,8 @@ public:
           R.HeadersUseKernelKeywords |= usesKernelKeywords(*Data);
       }
     } else {
-      R.Lowered = lowerMainFile(Ctx, Pragmas, *Diags, KernelKeywords, R.Text, R.Headers);
+      R.Lowered =
+          lowerMainFile(Ctx, Pragmas, *Diags, Options, KernelKeywords, R.Text, R.Headers);
     }
     R.Diags = Diags->diags();
     SourceManager &SM = Ctx.getSourceManager();
@@ -338,20 +339,23 @@ public:
 private:
   AnalysisResult &R;
   bool KernelKeywords;
+  const LoweringOptions &Options;
   std::vector<Pragma> Pragmas;
   std::unique_ptr<DiagSink> Diags;
 };
 
 class AnalysisAction : public ASTFrontendAction {
 public:
-  AnalysisAction(AnalysisResult &R, bool KernelKeywords) : R(R), KernelKeywords(KernelKeywords) {}
+  AnalysisAction(AnalysisResult &R, bool KernelKeywords, const LoweringOptions &Options)
+      : R(R), KernelKeywords(KernelKeywords), Options(Options) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, StringRef) override {
-    return std::make_unique<AnalysisConsumer>(R, KernelKeywords);
+    return std::make_unique<AnalysisConsumer>(R, KernelKeywords, Options);
   }
 
 private:
   AnalysisResult &R;
   bool KernelKeywords;
+  const LoweringOptions &Options;
 };
 
 // In the real compile: every pragma of the files the plugin lowered is gone, so a pragma seen
@@ -460,10 +464,14 @@ public:
         LowerOnly = true;
         continue;
       }
+      if (S == "no-copy-deps" || S == "copy-deps") { // the default of device tasks; last wins
+        Options.NoCopyDepsByDefault = S == "no-copy-deps";
+        continue;
+      }
       DiagnosticsEngine &D = CI.getDiagnostics();
       D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                  "nanort plugin: unknown argument '%0' (accepted: emit=<file>, "
-                                 "emit-dir=<directory>, lower-only)"))
+                                 "emit-dir=<directory>, lower-only, copy-deps, no-copy-deps)"))
           << A;
       return false;
     }
@@ -496,10 +504,10 @@ public:
     std::string Lowered;
     bool OK = true, Replace = false;
     if (mayHavePragmas(Text) || headersHavePragmas(CI)) {
-      AnalysisResult R = analyse(CI, Kernel);
+      AnalysisResult R = analyse(CI, Kernel, Options);
       if (R.HeadersUseKernelKeywords) {
         // A header declares kernels (versions) with keywords that this file does not use.
-        AnalysisResult Again = analyse(CI, /*Kernel=*/true);
+        AnalysisResult Again = analyse(CI, /*Kernel=*/true, Options);
         if (!Again.ClangErrors) {
           R = std::move(Again);
           Kernel = true;
@@ -574,6 +582,7 @@ public:
 private:
   std::string EmitPath, EmitDir;
   bool LowerOnly = false;
+  LoweringOptions Options;
 
   // A private invocation like the real one, without outputs and without warnings.
   static std::shared_ptr<CompilerInvocation> privateInvocation(CompilerInstance &CI,
@@ -603,7 +612,8 @@ private:
     return Found;
   }
 
-  static AnalysisResult analyse(CompilerInstance &CI, bool Kernel) {
+  static AnalysisResult analyse(CompilerInstance &CI, bool Kernel,
+                                const LoweringOptions &Options) {
     AnalysisResult R;
     auto Inv = privateInvocation(CI, frontend::ParseSyntaxOnly);
     if (Kernel) {
@@ -614,7 +624,7 @@ private:
     CompilerInstance A;
     A.setInvocation(Inv);
     A.createDiagnostics(new IgnoringDiagConsumer(), /*ShouldOwnClient=*/true);
-    AnalysisAction Act(R, Kernel);
+    AnalysisAction Act(R, Kernel, Options);
     InAnalysis = true;
     A.ExecuteAction(Act);
     InAnalysis = false;

@@ -19,3 +19,4 @@ export LD_LIBRARY_PATH="$scratch/prefix/lib:$scratch/prefix/lib/x86_64-linux-gnu
 export NANORT_OPENCL_CACHE="$scratch/opencl-program-cache" NANORT_CPU_WORKERS=2
 "$scratch/consumer/cuda_multi_device"
 "$scratch/consumer/cuda_kernels_cxx"
+"$scratch/consumer/cuda_vector_types"

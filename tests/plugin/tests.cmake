@@ -9,6 +9,8 @@
 #                               project's C/C++ compiler (the only variant in sanitizer builds,
 #                               where the programs are built with the sanitizers too)
 #   plugin.cuda.*               the wrappers' CUDA options, and a CUDA task without CUDA kernels
+#   plugin.omp.libgomp          omp.h's routines in a program that also has libgomp
+#   plugin.make.ompss.*         an OmpSs project built by its own Makefile, CC = nanocc
 #   plugin.package.*            nanort_annotate from the installed package (clang; CUDA kernels)
 #
 # The programs check their own results, print FAILED and exit non-zero when one is wrong.
@@ -127,6 +129,10 @@ nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
+# omp.h's routines (libnanort-omp) outside and inside tasks, locks, nest locks; the team's size
+# set by omp_set_num_threads before the runtime starts (3, not the environment's 2).
+nanort_plugin_program(omp_api_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -Werror
+                      ${p}/omp_api.c)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
@@ -258,6 +264,9 @@ if(NANORT_NVCC)
                         ${p}/cuda_versions.c ${cuda_kernels})
   nanort_plugin_program(cuda_versions_dmda_c nanocc "NANORT_CPU_WORKERS=2;${versions_dmda}"
                         -Wall -Werror ${p}/cuda_versions.c ${cuda_kernels})
+  # CUDA's vector types (float4, make_float4 ...) in host C, with no CUDA include.
+  nanort_plugin_program(cuda_vector_types_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -Werror
+                        ${p}/cuda_vector_types.c ${p}/kernels/vector_kernels.cu)
   set(variants gcc)
   if(NOT NANORT_SANITIZE)
     list(APPEND variants clang)
@@ -278,6 +287,7 @@ if(NANORT_NVCC)
     set_tests_properties(plugin.run.cuda_multi_device_c.${variant} PROPERTIES
                          LABELS "plugin;cuda;opencl")
     set_tests_properties(plugin.run.cuda_kernels_cxx.${variant}
+                         plugin.run.cuda_vector_types_c.${variant}
                          plugin.run.cuda_versions_c.${variant}
                          plugin.run.cuda_versions_dmda_c.${variant} PROPERTIES
                          LABELS "plugin;cuda")
@@ -297,7 +307,7 @@ if(NANORT_NVCC)
   # project's default compilers (the pragmas lowered to source by clang 19).
   if(NOT NANORT_SANITIZE)
     nanort_add_checked_test(NAME plugin.package.cuda
-      EXPECT "all results correct.*all results correct"
+      EXPECT "all results correct.*all results correct.*all results correct"
       COMMAND bash ${plugin_dir}/check_annotate_cuda.sh ${PROJECT_BINARY_DIR}
               ${plugin_bin}/package-cuda)
     set_tests_properties(plugin.package.cuda PROPERTIES
@@ -317,6 +327,47 @@ add_test(NAME plugin.cuda.no_kernels
                  ${plugin_bin}/cuda_no_kernels ${no_kernels_flags} ${p}/cuda_multi_device.c)
 set_tests_properties(plugin.cuda.no_kernels PROPERTIES LABELS plugin TIMEOUT 60
                      ENVIRONMENT "NANORT_CPU_WORKERS=2;NANORT_CC=${CMAKE_C_COMPILER}")
+
+# A program built by nanocc that also has libgomp, through a library built with gcc -fopenmp and
+# linked after libnanort-omp: every omp_* routine gives libgomp's answers (the library's
+# parallel regions work, inside a task too). Outside sanitizer builds (libgomp is not built
+# with them).
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU" AND NOT NANORT_SANITIZE)
+  find_package(OpenMP COMPONENTS C QUIET)
+  if(OpenMP_C_FOUND)
+    nanort_add_checked_test(NAME plugin.omp.libgomp EXPECT "^all results correct$"
+      COMMAND bash ${plugin_dir}/omp_libgomp/run.sh ${plugin_wrappers}/nanocc
+              ${CMAKE_C_COMPILER} ${plugin_bin}/omp_libgomp ${plugin_dir}/programs)
+    set_tests_properties(plugin.omp.libgomp PROPERTIES
+                         ENVIRONMENT "OMP_NUM_THREADS=3;NANORT_CPU_WORKERS=2")
+    nanort_test_properties(plugin plugin.omp.libgomp)
+  endif()
+endif()
+
+# An OmpSs project as written for mcc (ompss_make/: CC = nanocc, --ompss, --instrument,
+# --debug, --Wl,-lm, helpers compiled by a '.c.o' rule with --no-openmp, one of them with an
+# OpenMP loop that is not lowered), built by make and run; clang 19 in the compile and gcc
+# through the lowered source. Outside sanitizer builds (the Makefile has no sanitizer flags).
+find_program(NANORT_MAKE make)
+if(NANORT_MAKE AND NOT NANORT_SANITIZE)
+  set(variants clang)
+  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    list(APPEND variants gcc)
+  endif()
+  foreach(variant ${variants})
+    set(test plugin.make.ompss.${variant})
+    nanort_add_checked_test(NAME ${test}
+      EXPECT "stream-p: all results correct\nstream-i: all results correct\nstream-d: all results correct\n$"
+      CONTAINS "nanocc: --instrument is ignored: nanort traces a program at run time instead (NANORT_TRACE=trace.json, NANORT_STATS=1)"
+      COMMAND bash ${plugin_dir}/check_make.sh ${plugin_wrappers} ${plugin_bin}/make-${variant})
+    set(environment "NANORT_CPU_WORKERS=2")
+    if(variant STREQUAL "gcc")
+      list(APPEND environment "NANORT_CC=${CMAKE_C_COMPILER}")
+    endif()
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${environment}")
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endif()
 
 # Golden test of the lowered source (tests/plugin/golden/*.expected).
 add_test(NAME plugin.golden.lowering.c

@@ -10,6 +10,9 @@
 #   plugin.wrappers.show_fatbin_objects  a .fatbin given as it is; objects made by nvcc -c
 #   plugin.wrappers.showme               --showme:compile, --showme:link
 #   plugin.wrappers.missing_inputs       "nanocc: cannot read 'x'" for each kind of input file
+#   plugin.wrappers.mcc_flags            OmpSs's mcc options: --ompss, --no-openmp, --cuda,
+#                                        --no-copy-deps (and what it lowers), --W<steps>,, the
+#                                        other spellings, the ignored ones with their reasons
 #
 # The cases that run what --show printed, and the programs it built, do so outside sanitizer
 # builds only (there the programs need the sanitizer flags that the plugin.run tests add).
@@ -29,7 +32,12 @@ set(wrappers_env
   PLUGIN=${plugin_so} INCLUDE=${PROJECT_SOURCE_DIR}/include
   LIBDIR=$<TARGET_FILE_DIR:nanort_runtime> NVCC=${wrappers_nvcc} PROGRAMS=${plugin_dir}/programs
   SCRATCH=${plugin_bin}/wrappers RUN=${wrappers_run})
-set(wrapper_cases help version show_clang showme missing_inputs show_fatbin_objects)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  list(APPEND wrappers_env HOST_CC_OTHER=${CMAKE_C_COMPILER})
+else()
+  list(APPEND wrappers_env HOST_CC_OTHER=)
+endif()
+set(wrapper_cases help version show_clang showme missing_inputs show_fatbin_objects mcc_flags)
 # The other host compiler must not be clang 19, which lowers in the compile.
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
   list(APPEND wrapper_cases show_host_compiler)
