@@ -12,6 +12,7 @@
 #include "Lowering.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
@@ -187,6 +188,51 @@ private:
     }
     Candidates.push_back(C);
   }
+};
+
+// Each use of a function by its name (a call, its address), with the declarations around it,
+// the outermost first.
+struct FunctionRef {
+  const FunctionDecl *Fn; // canonical
+  SourceLocation NameLoc;
+  std::vector<Decl *> Around;
+  bool Qualified = false; // written with a scope (ns::f)
+  bool Ambiguous = false; // an overloaded name in a template, resolved when instantiated
+};
+
+class RefCollector : public RecursiveASTVisitor<RefCollector> {
+  using Base = RecursiveASTVisitor<RefCollector>;
+
+public:
+  // Of these functions only (canonical declarations).
+  explicit RefCollector(const llvm::SmallPtrSetImpl<const FunctionDecl *> &Of) : Of(Of) {}
+  std::vector<FunctionRef> Refs;
+
+  bool TraverseDecl(Decl *D) {
+    if (!D || isa<TranslationUnitDecl>(D))
+      return Base::TraverseDecl(D);
+    Around.push_back(D);
+    bool R = Base::TraverseDecl(D);
+    Around.pop_back();
+    return R;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *F = dyn_cast<FunctionDecl>(E->getDecl()); F && Of.count(F->getCanonicalDecl()))
+      Refs.push_back({F->getCanonicalDecl(), E->getLocation(), Around, E->hasQualifier()});
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
+    for (NamedDecl *N : E->decls())
+      if (auto *F = dyn_cast<FunctionDecl>(N->getUnderlyingDecl());
+          F && Of.count(F->getCanonicalDecl()))
+        Refs.push_back({F->getCanonicalDecl(), E->getNameLoc(), Around,
+                        E->getQualifier() != nullptr, E->getNumDecls() > 1});
+    return true;
+  }
+
+private:
+  const llvm::SmallPtrSetImpl<const FunctionDecl *> &Of;
+  std::vector<Decl *> Around;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -529,8 +575,10 @@ private:
 
   bool onlyBlankBetween(SourceLocation A, SourceLocation B) const;
   const Candidate *following(const Pragma &P) const;
+  bool insideTemplateHead(const Pragma &P) const;
   Decl *topLevel(Decl *D) const;
   SourceLocation topLevelStart(Decl *D) const;
+  SourceLocation declStart(Decl *D) const;
   bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
 
   void lowerTaskwait(const Pragma &P);
@@ -560,6 +608,18 @@ private:
                            const std::string &Suffix, const std::string &SmpCall,
                            std::vector<std::string> &Impls);
   SourceLocation addSourceKernel(const Pragma &Task);
+  std::vector<FunctionRef> Refs; // the uses of function tasks by their names
+  struct Placement {
+    SourceLocation At;       // in a scope that encloses the function's
+    SourceLocation Top;      // at file scope, not after At: for the prelude
+    std::string Open, Close; // the function's namespaces that At is outside of, reopened
+  };
+  bool beforeFirstUse(const FunctionDecl *FD, SourceLocation From, Placement &P);
+  bool isHeaderKernel(const Pragma &Task, const Pragma *Target, const FunctionDecl *FD) const;
+  void nameHeaderKernel(const FunctionDecl *FD);
+  std::map<const FunctionDecl *, std::string> KernelWrappers; // by canonical declaration
+  std::set<std::string> WrapperNames;
+  void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                          SourceLocation &PreludeAt);
 
@@ -616,6 +676,8 @@ private:
   void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
   void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
                        SourceLocation &PreludeAt);
+  std::string enclosingPrototype(FunctionDecl *Fn, Stmt *Body, SourceLocation Top);
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Prototyped;
   void lowerCritical(const Pragma &P, const Candidate &C);
   void lowerAtomic(const Pragma &P, const Candidate &C);
   // Who: the task in messages, "task 'f'" or "inline task".
@@ -680,6 +742,20 @@ bool Lowerer::onlyBlankBetween(SourceLocation A, SourceLocation B) const {
   return true;
 }
 
+// A function template whose template head comes before the pragma and whose declaration
+// follows it.
+bool Lowerer::insideTemplateHead(const Pragma &P) const {
+  for (const Candidate &C : Candidates) {
+    if (!C.FD || !C.FD->getDescribedFunctionTemplate() ||
+        !SM.isBeforeInTranslationUnit(C.Begin, P.Begin))
+      continue;
+    SourceLocation B = SM.getExpansionLoc(C.FD->getBeginLoc());
+    if (SM.isBeforeInTranslationUnit(P.End, B) && onlyBlankBetween(P.End, B))
+      return true;
+  }
+  return false;
+}
+
 const Candidate *Lowerer::following(const Pragma &P) const {
   const Candidate *Best = nullptr;
   for (const Candidate &C : Candidates) {
@@ -701,13 +777,28 @@ Decl *Lowerer::topLevel(Decl *D) const {
   return D;
 }
 
-SourceLocation Lowerer::topLevelStart(Decl *D) const {
-  Decl *Top = topLevel(D);
-  SourceLocation B = Top->getBeginLoc();
-  if (auto *FD = dyn_cast<FunctionDecl>(Top))
-    if (FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate())
-      B = T->getBeginLoc();
-  return lineStart(SM.getExpansionLoc(B));
+SourceLocation Lowerer::topLevelStart(Decl *D) const { return declStart(topLevel(D)); }
+
+// The start of the line where a declaration begins, with its template head ('template <...>'
+// of a function or class template, 'template <>' of a specialization) and the attributes
+// written before it ([[nodiscard]], which its source range leaves out).
+SourceLocation Lowerer::declStart(Decl *D) const {
+  SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+  auto Earlier = [&](SourceLocation L) {
+    if (L.isValid() && SM.getFileID(SM.getExpansionLoc(L)) == SM.getFileID(B) &&
+        SM.isBeforeInTranslationUnit(SM.getExpansionLoc(L), B))
+      B = SM.getExpansionLoc(L);
+  };
+  for (const Attr *A : D->attrs())
+    if (!A->isImplicit() && !A->isInherited())
+      Earlier(A->getLocation());
+  if (const TemplateParameterList *TPL = D->getDescribedTemplateParams())
+    Earlier(TPL->getTemplateLoc());
+  if (auto *DD = dyn_cast<DeclaratorDecl>(D))
+    Earlier(DD->getOuterLocStart());
+  else if (auto *TD = dyn_cast<TagDecl>(D))
+    Earlier(TD->getOuterLocStart());
+  return lineStart(B);
 }
 
 // Types declared inside a function cannot be named by the code generated at file scope.
@@ -739,17 +830,22 @@ std::string Lowerer::prelude() const {
   std::string S = "\n#include <nanort/nanort.h>\n#include <stdio.h>\n#include <stdlib.h>\n";
   // A failing call: in C the program ends with exit status 1 (statistics and trace written,
   // nanort_exit); in C++ it throws (a failed taskwait rethrows the task's own exception).
+  // 'unused': a file may have a taskwait and no task (clang warns of unused static inline
+  // functions in the main file).
   if (CPP)
     S += "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
-         "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
+         "static inline __attribute__((unused)) void nanort_check(nanort_status nanort_s, "
+         "const char *nanort_what) {\n"
          "  (void)nanort_what;\n  nanort::detail::raise(nanort_s);\n}\n";
   else
-    S += "static inline void nanort_check(nanort_status nanort_s, const char *nanort_what) {\n"
+    S += "static inline __attribute__((unused)) void nanort_check(nanort_status nanort_s, "
+         "const char *nanort_what) {\n"
          "  if (nanort_s != NANORT_SUCCESS) {\n"
          "    fprintf(stderr, \"nanort: %s: %s\\n\", nanort_what, nanort_last_error());\n"
          "    nanort_exit(1);\n  }\n}\n";
   S += 
-       "static inline nanort_task *nanort_created(nanort_task *nanort_t) {\n"
+       "static inline __attribute__((unused)) nanort_task *nanort_created(nanort_task "
+       "*nanort_t) {\n"
        "  if (!nanort_t) nanort_check(NANORT_ERROR_INTERNAL, \"nanort_task_create\");\n"
        "  return nanort_t;\n}\n";
   if (!CriticalNames.empty()) {
@@ -1255,19 +1351,29 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       return error(Cl->Loc, "data-sharing clauses apply to inline tasks only (the parameters "
                             "of a function task are its private copies)");
 
+  // Single-source OpenCL: the private parse saw the kernel's declaration only.
+  bool SingleSource = Task.KernelClose.isValid();
+  FunctionDecl *Def = FD->getDefinition();
+  bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
+  bool DefinedHere = Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()));
+  if (FromHeader && Def && !DefinedHere)
+    return Fail("function task '" + Name + "' is defined in an included file, which is not "
+                "lowered yet: define it in a source file (the header keeps its declaration "
+                "with the pragma)");
   Devices Dev;
-  if (!checkDevices(Task, Target, FD, /*Version=*/false, Dev))
+  // A declaration in a header may leave the smp body to the file that defines it.
+  if (!checkDevices(Task, Target, FD, /*Version=*/FromHeader && !DefinedHere, Dev))
     return;
   bool Cuda = Dev.Cuda, Smp = Dev.Smp, Kernel = Dev.kernel();
   const std::vector<Version> *Versions = nullptr;
   if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end())
     Versions = &It->second;
 
-  // Single-source OpenCL: the private parse saw the kernel's declaration only.
-  bool SingleSource = Task.KernelClose.isValid();
-  FunctionDecl *Def = FD->getDefinition();
-  bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
-  if (FromHeader && (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))))
+  // A kernel task declared in a header has no host definition: every file that names the
+  // kernel makes its tasks itself, with a wrapper of its own (internal linkage, another name,
+  // so that the header stays as it is for every file and compiler) that its uses call.
+  bool HeaderKernel = isHeaderKernel(Task, Target, FD);
+  if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
   if (!Def && !Kernel)
     return Fail("function task '" + Name + "' must be defined in this file, or declared with "
@@ -1291,6 +1397,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (Versions)
     for (const Version &V : *Versions)
       AnyCuda |= V.Dev.Cuda;
+  // A header kernel that this file does not name needs nothing here (uses in other included
+  // files are errors, see nameHeaderKernel).
+  Placement Place;
+  if (HeaderKernel && !beforeFirstUse(FD, SourceLocation(), Place))
+    return;
   if (AnyCuda)
     UsesCuda = true;
 
@@ -1299,7 +1410,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Args = "nanort_args_" + Id;
   std::string ArgsType = CPP ? Args : "struct " + Args;
   std::string Body = "nanort_body_" + Name;
-  bool ExternC = CPP && FD->isExternC();
+  std::string WrapperName = HeaderKernel ? KernelWrappers[FD->getCanonicalDecl()] : Name;
+  bool ExternC = CPP && FD->isExternC() && !HeaderKernel;
 
   // Parameter names as the annotated declaration has them (its clauses use them).
   std::vector<std::string> PNames;
@@ -1316,12 +1428,12 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Storage;
   // A CUDA kernel only declared here: its wrapper has internal linkage, since an object made
   // by nvcc -c that holds the kernel defines a global host stub of the same name.
-  if (FD->getStorageClass() == SC_Static ||
+  if (FD->getStorageClass() == SC_Static || HeaderKernel ||
       (Cuda && !FD->doesThisDeclarationHaveABody() && !Method))
     Storage += "static ";
   if (FD->isInlineSpecified())
     Storage += "inline ";
-  std::string Signature = Storage + "void " + Name + "(" + Params + ")";
+  std::string Signature = Storage + "void " + WrapperName + "(" + Params + ")";
   // Member functions: the wrapper is defined where the user's definition is, in the class or
   // out of it (then with the class's qualifier, and without 'static').
   std::string Qualifiers;
@@ -1471,7 +1583,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (SingleSource) {
     At = addSourceKernel(Task);
   } else if (!Smp) {
-    if (Cuda && !FD->doesThisDeclarationHaveABody() && !Method) {
+    if (Cuda && !FD->doesThisDeclarationHaveABody() && !Method && !HeaderKernel) {
       // The user's declaration gets internal linkage too, as its wrapper has (see Storage):
       // a one-declaration extern "C" in front of it goes, as it cannot hold a static one.
       SourceLocation Begin = SM.getExpansionLoc(FD->getBeginLoc());
@@ -1507,13 +1619,152 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     RW.ReplaceText(Def->getLocation(), Name.size(), Body);
     At = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());
   }
+  // The code goes later: before the first declaration at file or namespace scope that names
+  // the function after its declaration or definition, or at the end of the file when none
+  // does. Clause expressions are evaluated at each call with the parameters bound to its
+  // arguments; the other names in them are those visible there.
+  auto AtEnd = [&](Placement &P) {
+    P.At = P.Top = SM.getLocForEndOfFile(SM.getMainFileID());
+    reopen(FD, Ctx.getTranslationUnitDecl(), P);
+  };
+  bool Moved = false;
+  if (HeaderKernel) {
+    At = Place.At;
+    Moved = true;
+  } else if (!Method && !FD->isTemplated()) {
+    Placement Later;
+    if (!beforeFirstUse(FD, At, Later))
+      AtEnd(Later);
+    if (SM.isBeforeInTranslationUnit(At, Later.At)) {
+      Place = Later;
+      At = Later.At;
+      Moved = true;
+    }
+  }
+  SourceLocation Chosen = At;
   if (Versions && !placeAfterVersions(Def ? Def : FD, *Versions, At))
     return;
-  C.at(At);
-  RW.InsertTextAfter(At, C.str());
-  SourceLocation Top = topLevelStart(Def ? Def : FD);
+  if (At != Chosen) { // after a version's declaration, in the function's own scope
+    if (HeaderKernel) // the uses from Chosen on call it
+      RW.InsertTextBefore(Chosen, "\n" + Place.Open + Signature + ";" + Place.Close +
+                                      Code::marker(SM, Chosen));
+    Moved = false;
+  }
+  std::string Text = C.str();
+  if (Moved && !Place.Open.empty())
+    Text = "\n" + Place.Open + Text + Place.Close;
+  Text += Code::marker(SM, At);
+  // A header kernel's wrapper goes before the C inline tasks outlined at the same place,
+  // which may call it.
+  if (HeaderKernel && At == Chosen)
+    RW.InsertTextBefore(At, Text);
+  else
+    RW.InsertTextAfter(At, Text);
+  SourceLocation Top = HeaderKernel ? Place.Top : topLevelStart(Def ? Def : FD);
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// Kernel tasks declared in a header (no host definition, no smp device): each file that names
+// one makes its tasks with a wrapper of its own, of internal linkage and another name (the
+// header stays as it is, for every file and every compiler), which the file's uses call.
+bool Lowerer::isHeaderKernel(const Pragma &Task, const Pragma *Target,
+                             const FunctionDecl *FD) const {
+  const Clause *Device = Target ? Target->find(ClauseKind::Device) : nullptr;
+  return !SM.isWrittenInMainFile(Task.Begin) && !FD->getDefinition() && Device &&
+         std::find(Device->Words.begin(), Device->Words.end(), "smp") == Device->Words.end();
+}
+
+// Names the wrapper of a header kernel and points this file's uses at it: before any construct
+// is lowered, so that the statements that inline tasks copy hold the new name.
+void Lowerer::nameHeaderKernel(const FunctionDecl *FD) {
+  std::string Name = FD->getNameAsString(), Wrapper = "nanort_kernel_" + Name;
+  for (unsigned K = 2; WrapperNames.count(Wrapper); ++K)
+    Wrapper = "nanort_kernel_" + Name + "_" + std::to_string(K);
+  WrapperNames.insert(Wrapper);
+  KernelWrappers[FD->getCanonicalDecl()] = Wrapper;
+  // Unqualified uses get the wrapper's full name in C++ (a using-declaration brings in the
+  // kernel's name, not the wrapper's).
+  std::string Qualified = Wrapper, Scope;
+  bool CanQualify = CPP;
+  for (const DeclContext *DC = FD->getDeclContext(); DC && !DC->isTranslationUnit();
+       DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC)) {
+      CanQualify &= !NS->isAnonymousNamespace();
+      Scope = NS->getName().str() + "::" + Scope;
+    }
+  if (CanQualify)
+    Qualified = "::" + Scope + Wrapper;
+  std::set<unsigned> Done;
+  for (const FunctionRef &R : Refs) {
+    if (R.Fn != FD->getCanonicalDecl())
+      continue;
+    SourceLocation L = R.NameLoc;
+    if (L.isMacroID() && SM.isMacroArgExpansion(L))
+      L = SM.getSpellingLoc(L);
+    if (L.isMacroID() || !SM.isWrittenInMainFile(L) || R.Ambiguous) {
+      error(SM.getExpansionLoc(R.NameLoc),
+            "kernel task '" + Name + "' is declared in an included file, so each source file "
+            "calls a wrapper of its own: name it in the source file itself, not in a macro "
+            "body, an included file or an overloaded call in a template");
+      continue;
+    }
+    if (Done.insert(SM.getFileOffset(L)).second)
+      RW.ReplaceText(L, Name.size(), R.Qualified ? Wrapper : Qualified);
+  }
+}
+
+// Where the code that makes a function's tasks may go: before the first declaration at file or
+// namespace scope that names the function after From (any, when From is invalid), in the
+// innermost scope there that encloses the function's own (outside linkage blocks), with the
+// function's namespaces reopened. False when the main file does not name it after From.
+bool Lowerer::beforeFirstUse(const FunctionDecl *FD, SourceLocation From, Placement &P) {
+  const FunctionRef *First = nullptr;
+  SourceLocation FirstLoc;
+  for (const FunctionRef &R : Refs) {
+    SourceLocation L = SM.getExpansionLoc(R.NameLoc);
+    if (R.Fn != FD->getCanonicalDecl() || !SM.isWrittenInMainFile(L) ||
+        (From.isValid() && !SM.isBeforeInTranslationUnit(From, L)))
+      continue;
+    if (!First || SM.isBeforeInTranslationUnit(L, FirstLoc)) {
+      First = &R;
+      FirstLoc = L;
+    }
+  }
+  if (!First)
+    return false;
+  const DeclContext *Home = FD->getDeclContext()->getRedeclContext();
+  Decl *Before = nullptr;
+  for (Decl *D : First->Around) {
+    const DeclContext *DC = D->getLexicalDeclContext();
+    if (!(isa<TranslationUnitDecl>(DC) || isa<NamespaceDecl>(DC)) || !DC->Encloses(Home) ||
+        !SM.isWrittenInMainFile(declStart(D)))
+      break;
+    Before = D;
+    if (!isa<NamespaceDecl>(D))
+      break;
+  }
+  if (!Before)
+    return false;
+  P.At = declStart(Before);
+  P.Top = declStart(First->Around.front());
+  reopen(FD, Before->getLexicalDeclContext(), P);
+  return true;
+}
+
+// The namespaces of FD that Outer does not enclose, opened and closed.
+void Lowerer::reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const {
+  P.Open.clear();
+  P.Close.clear();
+  for (const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
+       DC && !DC->Equals(Outer); DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC)) {
+      P.Open = std::string(NS->isInline() ? "inline " : "") + "namespace " +
+               (NS->isAnonymousNamespace() ? "" : NS->getName().str() + " ") + "{ " + P.Open;
+      P.Close += "}";
+    }
+  if (!P.Close.empty())
+    P.Close += "\n";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1693,10 +1944,15 @@ void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionD
   std::vector<bool> Buffer = bufferParameters(*FT.Task, FT.Target, FT.FD);
   if (V.Dev.Cuda && !checkCudaParameters(Task, G, Buffer))
     return;
-  // f's task is made where f is defined (or, for a kernel, declared with its pragma).
+  // f's task is made where f is defined (or, for a kernel, declared with its pragma; a kernel
+  // declared in a header: by every file that calls it).
   FunctionDecl *Def = F->getDefinition();
+  const Clause *FDevice = FT.Target ? FT.Target->find(ClauseKind::Device) : nullptr;
+  bool KernelOnly = FDevice && std::find(FDevice->Words.begin(), FDevice->Words.end(),
+                                         "smp") == FDevice->Words.end();
   bool TaskHere = SM.isWrittenInMainFile(FT.Task->Begin) ||
-                  (Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())));
+                  (Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))) ||
+                  (!Def && KernelOnly);
   if (!TaskHere && SM.isWrittenInMainFile(Task.Begin))
     return Fail("function task '" + FName + "' is defined in another file, which makes its "
                 "task: declare this version where that file sees it (in a header it includes)");
@@ -2402,10 +2658,35 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   SourceLocation Top = topLevelStart(Fn);
   if (!CPP) {
     F.at(Top);
-    RW.InsertTextAfter(Top, F.str());
+    RW.InsertTextAfter(Top, enclosingPrototype(Fn, Cand.S, Top) + F.str());
   }
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// C: the outlined body goes before its function, so a body that calls that function (a
+// recursive fib) needs a declaration of it there, when the function has none before.
+std::string Lowerer::enclosingPrototype(FunctionDecl *Fn, Stmt *Body, SourceLocation Top) {
+  const FunctionDecl *First = Fn->getCanonicalDecl();
+  if (!Fn->hasWrittenPrototype() || !Fn->getBody() || Prototyped.count(First) ||
+      SM.isBeforeInTranslationUnit(SM.getExpansionLoc(First->getLocation()), Top))
+    return "";
+  FunctionRefFinder Finder;
+  Finder.TraverseStmt(Body);
+  bool Calls = false;
+  for (DeclRefExpr *E : Finder.Refs)
+    Calls |= E->getDecl()->getCanonicalDecl() == First;
+  if (!Calls)
+    return "";
+  bool Invalid = false;
+  StringRef Head = Lexer::getSourceText(
+      CharSourceRange::getCharRange(SM.getExpansionLoc(Fn->getBeginLoc()),
+                                    SM.getExpansionLoc(Fn->getBody()->getBeginLoc())),
+      SM, LO, &Invalid);
+  if (Invalid || Head.empty())
+    return "";
+  Prototyped.insert(First);
+  return "\n" + Head.rtrim().str() + ";";
 }
 
 void Lowerer::lowerCritical(const Pragma &P, const Candidate &C) {
@@ -2544,6 +2825,28 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       }
       W.C = following(P);
       bool WantsDecl = P.Dir->Kind == DirectiveKind::Task;
+      if (!W.C && WantsDecl && insideTemplateHead(P)) {
+        error(P.DirLoc, dirName(P) + " goes before 'template <...>', not between the template "
+                                     "head and the function");
+        continue;
+      }
+      if (W.C && WantsDecl) {
+        // OmpSs allows a function task declared in a block; nanort wants it at file scope.
+        const FunctionDecl *Local = nullptr;
+        if (W.C->FD && W.C->FD->getLexicalDeclContext()->isFunctionOrMethod())
+          Local = W.C->FD;
+        if (auto *DS = dyn_cast_or_null<DeclStmt>(W.C->S))
+          for (Decl *D : DS->decls())
+            if (auto *F = dyn_cast<FunctionDecl>(D))
+              Local = F;
+        if (Local) {
+          error(P.DirLoc, "a task pragma on a function declared inside a function is not "
+                          "supported: declare '" + Local->getNameAsString() +
+                              "' with its pragma at " + (CPP ? "namespace" : "file") +
+                              " scope (its calls after that are tasks)");
+          continue;
+        }
+      }
       if (!W.C || (W.C->FD && !WantsDecl)) {
         error(P.DirLoc, dirName(P) + (WantsDecl ? " must be followed by a function "
                                                   "declaration or a statement"
@@ -2551,15 +2854,16 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
         continue;
       }
       const Clause *Implements = W.Target ? W.Target->find(ClauseKind::Implements) : nullptr;
-      // In a header, a target is the file that defines the function's business: smp only,
-      // or a version (which the file that defines the task it implements lists).
-      const Clause *Device = W.Target ? W.Target->find(ClauseKind::Device) : nullptr;
-      bool SmpOnly = !Device || (Device->Words.size() == 1 && Device->Words[0] == "smp");
-      if (InHeader && (!W.C->FD || W.C->FD->doesThisDeclarationHaveABody() ||
-                       (W.Target && !Implements && !SmpOnly))) {
-        error(P.DirLoc, "in an included file, only task pragmas on function declarations "
-                        "without a body (and with a 'target' only for device(smp) or a "
-                        "version: 'implements') are lowered yet");
+      // In a header: declarations (kernels, and functions defined in a source file).
+      if (InHeader && !W.C->FD) {
+        error(P.DirLoc, "in an included file, a task pragma applies to function declarations "
+                        "only (inline tasks are lowered in source files)");
+        continue;
+      }
+      if (InHeader && W.C->FD->doesThisDeclarationHaveABody()) {
+        error(P.DirLoc, "in an included file, a task pragma on a function definition is not "
+                        "lowered yet: declare '" + W.C->FD->getNameAsString() +
+                            "' with its pragma there and define it in a source file");
         continue;
       }
       if (Implements && !W.C->FD) {
@@ -2594,6 +2898,11 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       W.Skip = true;
     }
 
+  // The uses of function tasks (where their code goes, header kernels' wrappers).
+  RefCollector RC(TaskFunctions);
+  RC.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Refs = std::move(RC.Refs);
+
   // Versions: found once every function task is known, since a version may come before the
   // task it implements.
   for (Work &W : Works)
@@ -2608,6 +2917,11 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   checkVersionLaunches();
   if (!TaskOfVersion.empty())
     checkVersionUses();
+
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version &&
+        isHeaderKernel(*W.P, W.Target, W.C->FD))
+      nameHeaderKernel(W.C->FD);
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)

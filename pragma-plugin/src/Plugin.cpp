@@ -270,6 +270,7 @@ struct AnalysisResult {
   // The parse failed, and an included file of the user's uses OpenCL or CUDA keywords (a
   // header that declares kernels): worth parsing again with the keywords defined away.
   bool HeadersUseKernelKeywords = false;
+  unsigned Errors = 0; // the parse's errors, of every kind
 };
 
 bool usesKernelKeywords(StringRef Text) {
@@ -507,8 +508,11 @@ public:
       AnalysisResult R = analyse(CI, Kernel, Options);
       if (R.HeadersUseKernelKeywords) {
         // A header declares kernels (versions) with keywords that this file does not use.
+        // They are defined away when that explains errors, also when the file has errors of
+        // its own: the compile then reports those, not "unknown type name '__kernel'" in the
+        // header.
         AnalysisResult Again = analyse(CI, /*Kernel=*/true, Options);
-        if (!Again.ClangErrors) {
+        if (!Again.ClangErrors || Again.Errors < R.Errors) {
           R = std::move(Again);
           Kernel = true;
           PP.setPredefines(PP.getPredefines() + "\n" + kernelKeywordDefines());
@@ -596,6 +600,7 @@ private:
     DiagnosticOptions &DO = Inv->getDiagnosticOpts();
     DO.VerifyDiagnostics = false;
     DO.IgnoreWarnings = true;
+    DO.ErrorLimit = 0; // every error counted (analyse compares the counts)
     DO.DiagnosticSerializationFile.clear();
     return Inv;
   }
@@ -628,6 +633,7 @@ private:
     InAnalysis = true;
     A.ExecuteAction(Act);
     InAnalysis = false;
+    R.Errors = A.getDiagnostics().getNumErrors();
     return R;
   }
 };

@@ -359,6 +359,10 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   D.Mode = Mode;
   D.Loc = T.front().Loc;
   D.Written = Clause + spellTokens(T) + ")";
+  // OmpSs multidependences: {v[i;BS], i=0;n} (one item per value of the iterator).
+  if (T.front().Kind == tok::l_brace)
+    return fail(T.front().Loc, "multidependences ({item, i=start;length}) are not supported "
+                               "yet: name each item, or a section that covers them all");
   size_t I = 0;
   // Shaping: [n][m]x.
   while (I < T.size() && T[I].Kind == tok::l_square) {

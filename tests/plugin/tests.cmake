@@ -63,12 +63,20 @@ add_test(NAME plugin.columns.sections
                  "fix-it:\"section_columns.c\":{4:32-4:33}:\";\""
                  "fix-it:\"section_columns.c\":{4:32-4:33}:\":\""
                  "section_columns.c:6:23: error: in(x[-4;8]): the section starts at index -4, before x[0] (to name memory before a pointer, write (x - 4)[0;8])"
-                 "3 errors generated."
+                 "section_columns.c:8:24: error: multidependences ({item, i=start;length}) are not supported yet: name each item, or a section that covers them all"
+                 "4 errors generated."
                  -- ${NANORT_CLANG_C} -fsyntax-only -fdiagnostics-parseable-fixits
                  -fplugin=${plugin_so} section_columns.c
          WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+# A kernel task declared in a header (issue 19): an error in its clauses, where the calling
+# file does not declare a name they use, is reported in the header, at the clause.
+add_test(NAME plugin.columns.header.clang
+         COMMAND ${plugin_dir}/check_output.sh
+                 "kernel_header.h:3:49: error: use of undeclared identifier 'MAX_NUM_THREADS'"
+                 -- ${plugin_wrappers}/nanocc -fsyntax-only kernel_header_user.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
 set(column_tests plugin.columns.pragma plugin.columns.expression.clang plugin.arguments.unknown
-                 plugin.columns.sections)
+                 plugin.columns.sections plugin.columns.header.clang)
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU") # the expected text is gcc's
   add_test(NAME plugin.columns.expression.gcc
            COMMAND ${plugin_dir}/check_output.sh
@@ -76,12 +84,27 @@ if(CMAKE_C_COMPILER_ID STREQUAL "GNU") # the expected text is gcc's
                    "expression_errors.c:7:38: error: 'undeclared_priority' undeclared"
                    -- ${plugin_wrappers}/nanocc -fsyntax-only expression_errors.c
            WORKING_DIRECTORY ${plugin_dir}/diagnostics)
-  set_tests_properties(plugin.columns.expression.gcc PROPERTIES
+  add_test(NAME plugin.columns.header.gcc
+           COMMAND ${plugin_dir}/check_output.sh
+                   "kernel_header.h:3:49: error: 'MAX_NUM_THREADS' undeclared"
+                   -- ${plugin_wrappers}/nanocc -fsyntax-only kernel_header_user.c
+           WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+  set_tests_properties(plugin.columns.expression.gcc plugin.columns.header.gcc PROPERTIES
                        ENVIRONMENT "NANORT_CC=${CMAKE_C_COMPILER};LC_ALL=C")
-  list(APPEND column_tests plugin.columns.expression.gcc)
+  list(APPEND column_tests plugin.columns.expression.gcc plugin.columns.header.gcc)
 endif()
 # check_output.sh exits 0 only when the command failed (not by a signal) with every fragment.
 set_tests_properties(${column_tests} PROPERTIES LABELS plugin TIMEOUT 60)
+# An error of the file's own (printf without <stdio.h>) in a file whose header declares a
+# kernel task with OpenCL's keywords: it is the first error reported, not "unknown type name
+# '__kernel'" in the header (issue 19).
+nanort_add_checked_test(NAME plugin.columns.first_error STATUS 1
+  EXPECT "\\Amissing_include.c:11:3: error: call to undeclared library function 'printf'"
+  REJECT "__kernel" "__global" "FAILED"
+  COMMAND ${NANORT_CLANG_C} -fsyntax-only -fplugin=${plugin_so}
+          -I${PROJECT_SOURCE_DIR}/include missing_include.c
+  WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+set_tests_properties(plugin.columns.first_error PROPERTIES LABELS plugin TIMEOUT 60)
 
 # Programs: name, wrapper, environment, sources and flags.
 set(plugin_opencl_env "NANORT_OPENCL_CACHE=${plugin_bin}/opencl-program-cache")
@@ -133,6 +156,13 @@ nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wal
 # set by omp_set_num_threads before the runtime starts (3, not the environment's 2).
 nanort_plugin_program(omp_api_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -Werror
                       ${p}/omp_api.c)
+# C inline tasks that call the function they are in (a recursive fib); C++: a class template
+# with a task member function first in the file, a function template task, a task whose first
+# caller has an attribute on the line before it (issue 19).
+nanort_plugin_program(recursive_inline_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/recursive_inline.c)
+nanort_plugin_program(template_first_cxx nanocxx "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/template_first.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
@@ -189,6 +219,25 @@ endforeach()
 # (Also '-I dir' and '-D X' as two words each, which the wrappers join for every step.)
 nanort_plugin_program(two_files_c nanocc "NANORT_CPU_WORKERS=2" -Wall -I ${p} -D TWO_WORDS=1
                       ${p}/two_files_main.c ${p}/two_files_task.c)
+# Task pragmas in a header, laid out as OmpSs GPU programs are (issue 19): OpenCL kernel tasks
+# that every calling file lowers with its own MAX_NUM_THREADS (declared after the #include),
+# an smp function task and a plain task defined in other files, a file that includes the
+# header without calling the kernels; in C and in C++ (extern "C", a namespace, a template).
+# clause_scope_c: clause expressions naming globals declared after the task, in one file.
+nanort_plugin_program(header_kernels_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall -Werror ${p}/header_kernels_main.c ${p}/header_kernels_more.c
+                      ${p}/header_kernels_nocall.c ${p}/kernels/header_kernels.cl)
+nanort_plugin_program(header_kernels_cxx nanocxx "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -std=c++17 -Wall -Werror ${p}/header_kernels_main.cpp
+                      ${p}/header_kernels_more.cpp ${p}/kernels/header_kernels.cl)
+nanort_plugin_program(clause_scope_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall -Werror ${p}/clause_scope.c)
+foreach(name header_kernels_c header_kernels_cxx clause_scope_c)
+  set_tests_properties(plugin.run.${name}.gcc PROPERTIES LABELS "plugin;opencl")
+  if(NOT NANORT_SANITIZE)
+    set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")
+  endif()
+endforeach()
 # Versions (implements): tasks whose site lists an smp and an OpenCL implementation (C: one
 # declared in a header used by two files, one after the calls; C++: in a namespace, single
 # source, an smp version of a kernel task). The default scheduler runs the first of each;
@@ -259,6 +308,12 @@ if(NANORT_NVCC)
                         -Wall -Werror ${p}/cuda_multi_device.c ${cuda_kernels})
   nanort_plugin_program(cuda_kernels_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                         ${p}/cuda_kernels.cpp ${cuda_kernels})
+  # CUDA kernel tasks declared in a header (issue 19), called from two C files with their own
+  # MAX_NUM_THREADS, and from C++ (a template in a namespace). They need a GPU (else skipped).
+  nanort_plugin_program(header_cuda_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                        ${p}/header_cuda_main.c ${p}/header_cuda_more.c ${cuda_kernels})
+  nanort_plugin_program(header_cuda_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                        ${p}/header_cuda.cpp ${cuda_kernels})
   # A CUDA version (implements): without a GPU its smp task runs; with one, dmda tries both.
   nanort_plugin_program(cuda_versions_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                         ${p}/cuda_versions.c ${cuda_kernels})
@@ -278,7 +333,8 @@ if(NANORT_NVCC)
                           ${p}/cuda_linked.c ${linked_object})
   endif()
   foreach(variant ${variants})
-    set_tests_properties(plugin.run.cuda_saxpy_c.${variant} PROPERTIES
+    set_tests_properties(plugin.run.cuda_saxpy_c.${variant} plugin.run.header_cuda_c.${variant}
+                         plugin.run.header_cuda_cxx.${variant} PROPERTIES
                          LABELS "plugin;cuda" SKIP_RETURN_CODE 77)
     if(TARGET cuda_linked)
       set_tests_properties(plugin.run.cuda_linked_c.${variant} PROPERTIES

@@ -34,3 +34,11 @@ void h(int *x) {
   // expected-error@+1 {{'#pragma omp task' must be followed by a function declaration or a statement}}
   #pragma omp task
 }
+
+// A function task declared in a block (OmpSs allows it; nanort wants it at file scope).
+void declares(int *x) {
+  // expected-error@+1 {{a task pragma on a function declared inside a function is not supported: declare 'block_task' with its pragma at file scope (its calls after that are tasks)}}
+  #pragma omp task inout(*x)
+  void block_task(int *x);
+  block_task(x);
+}

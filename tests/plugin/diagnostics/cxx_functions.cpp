@@ -29,3 +29,18 @@ void ns::qualified(int *x) { *x = 1; }
 // expected-error@+1 {{rvalue reference parameters of task functions are not supported yet}}
 #pragma omp task
 void moved(int &&x) { (void)x; }
+
+// The pragma goes before the template head.
+template <typename T>
+// expected-error@+1 {{'#pragma omp task' goes before 'template <...>', not between the template head and the function}}
+#pragma omp task inout(*x)
+void after_head(T *x) { *x = T(); }
+
+namespace ns {
+void declares(int *x) {
+  // expected-error@+1 {{a task pragma on a function declared inside a function is not supported: declare 'block_task' with its pragma at namespace scope (its calls after that are tasks)}}
+  #pragma omp task inout(*x)
+  void block_task(int *x);
+  block_task(x);
+}
+} // namespace ns

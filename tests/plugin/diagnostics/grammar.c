@@ -149,3 +149,12 @@ void f25(int *x) { *x = 1; }
 // expected-error@+1 {{expected an expression after the shape}}
 #pragma omp task in([0;2])
 void f26(int *x) { *x = 1; }
+
+// Multidependences (OmpSs): not supported yet, at the '{'.
+// expected-error@+1 {{multidependences ({item, i=start;length}) are not supported yet: name each item, or a section that covers them all}}
+#pragma omp task in({v[i;4], i=0;n})
+void f27(int n, int *v) { v[0] = n; }
+
+// expected-error@+1 {{multidependences ({item, i=start;length}) are not supported yet}}
+#pragma omp task depend(inout: x[0:1], {v[i], i=0;n})
+void f28(int n, int *v, int *x) { v[0] = n + *x; }

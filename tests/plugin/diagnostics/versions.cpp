@@ -24,6 +24,8 @@ void scale_later(int len, float *v) { for (int i = 0; i < len; ++i) v[i] += v[i]
 #pragma omp task inout(*x)
 void run(int *x) { *x += 1; }
 
+void call_run(int *x) { run(x); } // the code that makes run's tasks goes before this
+
 namespace other {
 // expected-error@+1 {{'late' is declared after 'run', in another scope or file: declare it before 'run' (the code that makes the task calls its smp version)}}
 #pragma omp target device(smp) implements(run)

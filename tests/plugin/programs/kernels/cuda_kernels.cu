@@ -1,7 +1,7 @@
 // CUDA kernels of the plugin's CUDA programs (cuda_saxpy.c, cuda_kernels.cpp,
-// cuda_multi_device.c, cuda_versions.c), compiled by nanocc / nanocxx with nvcc into one
-// fatbin. Their names are C++-mangled: the runtime finds them by the names the host code
-// declares.
+// cuda_multi_device.c, cuda_versions.c, and header_cuda.h's programs), compiled by nanocc /
+// nanocxx with nvcc into one fatbin. Their names are C++-mangled: the runtime finds them by
+// the names the host code declares.
 __global__ void saxpy(int n, float a, const float *x, float *y) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
