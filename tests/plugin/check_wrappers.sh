@@ -106,9 +106,15 @@ run_shown() {
   expect_stdout_line "all results correct"
 }
 
-link_flags="-L$LIBDIR -lnanort-omp -lnanort -Wl,-rpath,$LIBDIR"
-# What every compile of a source gets: nanort's headers and the omp.h of libnanort-omp.
+link_flags="-L$LIBDIR -lnanort-omp -lnanort -Wl,-rpath,$LIBDIR -lm"
+# What every compile of a source gets: nanort's headers and the omp.h of libnanort-omp; a
+# lowered source, mcc's declarations of the runtime's routines; C, implicit declarations
+# kept warnings (nanocc.in).
 inc="-I$INCLUDE -I$INCLUDE/nanort/omp"
+legacy_c="-Wno-error=implicit-function-declaration -Wno-error=implicit-int"
+inc_c="$inc -include nanort/ompss_compat.h $legacy_c"  # nanocc, lowered
+inc_cxx="$inc -include nanort/ompss_compat.h"          # nanocxx, lowered
+plain_c="$inc $legacy_c"                               # nanocc --no-openmp
 # With CUDA kernels (--cuda, .cu, .fatbin): CUDA's vector types from the toolkit next to nvcc,
 # or a line saying they are missing.
 cuda_host="" cuda_note=""
@@ -157,7 +163,7 @@ case "$case_name" in
     expect_stdout "tmp=\$(mktemp -d \"\${TMPDIR:-/tmp}/nanort.XXXXXX\")
 $W/nanocc --embed-opencl=\"\$tmp\"/opencl_kernels.c --opencl-build-opts=-DSCALE=2.0f saxpy.cl
 $CLANG_C -x c -c \"\$tmp\"/opencl_kernels.c -I$INCLUDE -o \"\$tmp\"/opencl_kernels.o
-$CLANG_C -fplugin=$PLUGIN $inc opencl_saxpy.c -o $S/saxpy \"\$tmp\"/opencl_kernels.o $link_flags
+$CLANG_C -fplugin=$PLUGIN $inc_c opencl_saxpy.c -o $S/saxpy \"\$tmp\"/opencl_kernels.o $link_flags
 rm -rf \"\$tmp\""
     expect_stderr ""
     if [ -e "$S/saxpy" ]; then check_fail "--show built $S/saxpy"; fi
@@ -165,7 +171,7 @@ rm -rf \"\$tmp\""
     # The spellings of mpicc and Open MPI, one command without kernels.
     for form in -show --showme; do
       run_command 0 "$W/nanocxx" "$form" -std=c++17 tasks.cpp -o "$S/tasks"
-      expect_stdout "$CLANG_CXX -fplugin=$PLUGIN $inc -std=c++17 tasks.cpp -o $S/tasks $link_flags"
+      expect_stdout "$CLANG_CXX -fplugin=$PLUGIN $inc_cxx -std=c++17 tasks.cpp -o $S/tasks $link_flags"
     done
     ;;
   show_host_compiler) # another host compiler: clang 19 lowers, that compiler compiles
@@ -175,8 +181,8 @@ rm -rf \"\$tmp\""
     expect_stdout "tmp=\$(mktemp -d \"\${TMPDIR:-/tmp}/nanort.XXXXXX\")
 $W/nanocc --embed-opencl=\"\$tmp\"/opencl_kernels.c --opencl-build-opts=-DSCALE=2.0f saxpy.cl
 $HOST_CC -x c -c \"\$tmp\"/opencl_kernels.c -I$INCLUDE -o \"\$tmp\"/opencl_kernels.o
-$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=\"\$tmp\"/opencl_saxpy.nanort.c -fplugin-arg-nanort-lower-only $inc opencl_saxpy.c
-$HOST_CC $inc -iquote . \"\$tmp\"/opencl_saxpy.nanort.c -o $S/saxpy -Wno-unknown-pragmas \"\$tmp\"/opencl_kernels.o $link_flags
+$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=\"\$tmp\"/opencl_saxpy.nanort.c -fplugin-arg-nanort-lower-only $inc_c opencl_saxpy.c
+$HOST_CC $inc_c -iquote . \"\$tmp\"/opencl_saxpy.nanort.c -o $S/saxpy -Wno-unknown-pragmas \"\$tmp\"/opencl_kernels.o $link_flags
 rm -rf \"\$tmp\""
     expect_stderr ""
     if [ -e "$S/saxpy" ]; then check_fail "--show built $S/saxpy"; fi
@@ -184,12 +190,12 @@ rm -rf \"\$tmp\""
     # -c without -o; -k keeps the lowered source in the current folder (no scratch folder).
     run_command 0 env NANORT_CC="$HOST_CC" "$W/nanocc" --show -c function_tasks.c
     expect_stdout "tmp=\$(mktemp -d \"\${TMPDIR:-/tmp}/nanort.XXXXXX\")
-$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=\"\$tmp\"/function_tasks.nanort.c -fplugin-arg-nanort-lower-only $inc function_tasks.c
-$HOST_CC $inc -c -Wno-unknown-pragmas -iquote . \"\$tmp\"/function_tasks.nanort.c -o function_tasks.o
+$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=\"\$tmp\"/function_tasks.nanort.c -fplugin-arg-nanort-lower-only $inc_c function_tasks.c
+$HOST_CC $inc_c -c -Wno-unknown-pragmas -iquote . \"\$tmp\"/function_tasks.nanort.c -o function_tasks.o
 rm -rf \"\$tmp\""
     run_command 0 env NANORT_CC="$HOST_CC" "$W/nanocc" --show -k -c function_tasks.c
-    expect_stdout "$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=./function_tasks.nanort.c -fplugin-arg-nanort-lower-only $inc function_tasks.c
-$HOST_CC $inc -c -Wno-unknown-pragmas -iquote . ./function_tasks.nanort.c -o function_tasks.o"
+    expect_stdout "$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=./function_tasks.nanort.c -fplugin-arg-nanort-lower-only $inc_c function_tasks.c
+$HOST_CC $inc_c -c -Wno-unknown-pragmas -iquote . ./function_tasks.nanort.c -o function_tasks.o"
     ;;
   show_cuda) # nvcc's fatbin, embedded; the program runs its smp versions where there is no GPU
     cd "$PROGRAMS"
@@ -200,7 +206,7 @@ printf '#include \"%s\"\n' $PROGRAMS/kernels/cuda_kernels.cu > \"\$tmp\"/cuda_ke
 $NVCC -fatbin -gencode arch=compute_75,code=sm_75 -gencode arch=compute_75,code=compute_75 -o \"\$tmp\"/cuda_kernels.fatbin \"\$tmp\"/cuda_kernels.cu
 $W/nanocc --embed-fatbin=\"\$tmp\"/cuda_kernels.c \"\$tmp\"/cuda_kernels.fatbin kernels/cuda_kernels.cu
 $CLANG_C -x c -c \"\$tmp\"/cuda_kernels.c -I$INCLUDE -o \"\$tmp\"/cuda_kernels.o
-$CLANG_C -fplugin=$PLUGIN $inc$cuda_host cuda_multi_device.c -o $S/cuda_multi_device \"\$tmp\"/cuda_kernels.o $link_flags
+$CLANG_C -fplugin=$PLUGIN $inc_c$cuda_host cuda_multi_device.c -o $S/cuda_multi_device \"\$tmp\"/cuda_kernels.o $link_flags
 rm -rf \"\$tmp\""
     expect_stderr "$cuda_note"
     run_shown "$S/cuda_multi_device"
@@ -213,14 +219,14 @@ rm -rf \"\$tmp\""
     expect_stdout "tmp=\$(mktemp -d \"\${TMPDIR:-/tmp}/nanort.XXXXXX\")
 $W/nanocc --embed-fatbin=\"\$tmp\"/cuda_kernels.c $S/kernels.fatbin
 $CLANG_C -x c -c \"\$tmp\"/cuda_kernels.c -I$INCLUDE -o \"\$tmp\"/cuda_kernels.o
-$CLANG_C -fplugin=$PLUGIN $inc$cuda_host function_tasks.c -o $S/p \"\$tmp\"/cuda_kernels.o $link_flags
+$CLANG_C -fplugin=$PLUGIN $inc_c$cuda_host function_tasks.c -o $S/p \"\$tmp\"/cuda_kernels.o $link_flags
 rm -rf \"\$tmp\""
     expect_stderr "$cuda_note"
     run_command 0 "$W/nanocc" --show function_tasks.c "$S/kernels.o" -o "$S/p"
     expect_stdout "tmp=\$(mktemp -d \"\${TMPDIR:-/tmp}/nanort.XXXXXX\")
 $W/nanocc --embed-cuda-objects=\"\$tmp\"/cuda_objects.c
 $CLANG_C -x c -c \"\$tmp\"/cuda_objects.c -I$INCLUDE -o \"\$tmp\"/cuda_objects.o
-$CLANG_C -fplugin=$PLUGIN $inc function_tasks.c $S/kernels.o -o $S/p \"\$tmp\"/cuda_objects.o $LIBDIR/libnanort_cuda_objects.a -lstdc++ $link_flags
+$CLANG_C -fplugin=$PLUGIN $inc_c function_tasks.c $S/kernels.o -o $S/p \"\$tmp\"/cuda_objects.o $LIBDIR/libnanort_cuda_objects.a -lstdc++ $link_flags
 rm -rf \"\$tmp\""
     expect_stderr ""
     if [ -e "$S/p" ]; then check_fail "--show built $S/p"; fi
@@ -231,36 +237,36 @@ rm -rf \"\$tmp\""
     # --ompss and --ompss-2 define _OMPSS and _OMPSS_2; --openmp, --opencl, --no-opencl,
     # --no-cuda are accepted; --cuda gives host code CUDA's vector types.
     run_command 0 "$W/nanocc" --show --ompss --openmp --opencl --no-opencl --no-cuda -c function_tasks.c
-    expect_stdout "$c $inc -D_OMPSS=1 -c function_tasks.c"
+    expect_stdout "$c $inc_c -D_OMPSS=1 -c function_tasks.c"
     expect_stderr ""
     run_command 0 "$W/nanocc" --show --ompss-2 -c function_tasks.c
-    expect_stdout "$c $inc -D_OMPSS_2=1 -c function_tasks.c"
+    expect_stdout "$c $inc_c -D_OMPSS_2=1 -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --ompss --cuda -c function_tasks.c
-    expect_stdout "$c $inc$cuda_host -D_OMPSS=1 -c function_tasks.c"
+    expect_stdout "$c $inc_c$cuda_host -D_OMPSS=1 -c function_tasks.c"
     expect_stderr "$cuda_note"
     run_command 0 "$W/nanocxx" --show --cuda -c tasks.cpp
-    expect_stdout "$CLANG_CXX -fplugin=$PLUGIN $inc$cuda_host -c tasks.cpp"
+    expect_stdout "$CLANG_CXX -fplugin=$PLUGIN $inc_cxx$cuda_host -c tasks.cpp"
     # --no-openmp: the sources as they are, without the plugin (and without _OMPSS); with
     # --ompss or --ompss-2 the pragmas are lowered, as mcc does; of --openmp and --no-openmp
     # the last counts.
     run_command 0 "$W/nanocc" --show --no-openmp -Wall -c function_tasks.c
-    expect_stdout "$CLANG_C $inc -Wall -c function_tasks.c"
+    expect_stdout "$CLANG_C $plain_c -Wall -c function_tasks.c"
     expect_stderr ""
     run_command 0 "$W/nanocc" --show --no-openmp function_tasks.c -o "$S/p"
-    expect_stdout "$CLANG_C $inc function_tasks.c -o $S/p $link_flags"
+    expect_stdout "$CLANG_C $plain_c function_tasks.c -o $S/p $link_flags"
     run_command 0 "$W/nanocc" --show --do-not-process-file --ompss -c function_tasks.c
-    expect_stdout "$CLANG_C $inc -c function_tasks.c"
+    expect_stdout "$CLANG_C $plain_c -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --ompss --no-openmp -c function_tasks.c
-    expect_stdout "$c $inc -D_OMPSS=1 -c function_tasks.c"
+    expect_stdout "$c $inc_c -D_OMPSS=1 -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --no-openmp --ompss-2 -c function_tasks.c
-    expect_stdout "$c $inc -D_OMPSS_2=1 -c function_tasks.c"
+    expect_stdout "$c $inc_c -D_OMPSS_2=1 -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --no-openmp --openmp -c function_tasks.c
-    expect_stdout "$c $inc -c function_tasks.c"
+    expect_stdout "$c $inc_c -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --openmp --no-openmp -c function_tasks.c
-    expect_stdout "$CLANG_C $inc -c function_tasks.c"
+    expect_stdout "$CLANG_C $plain_c -c function_tasks.c"
     if [ -n "$HOST_CC_OTHER" ]; then
       run_command 0 env NANORT_CC="$HOST_CC_OTHER" "$W/nanocc" --show --no-openmp -c function_tasks.c
-      expect_stdout "$HOST_CC_OTHER $inc -c function_tasks.c"
+      expect_stdout "$HOST_CC_OTHER $plain_c -c function_tasks.c"
     fi
     # The file compiles: its pragmas are ignored, not lowered.
     printf '#include <omp.h>\nint main(void) {\n  int s = 0;\n#pragma omp parallel for reduction(+ : s)\n  for (int i = 0; i < 4; ++i) s += i;\n  return s == 6 && omp_get_wtick() > 0 ? 0 : 1;\n}\n' > "$S/plain.c"
@@ -277,16 +283,16 @@ rm -rf \"\$tmp\""
     # --no-copy-deps (or --variable=copy_deps_by_default:0): the plugin's argument, in the
     # compile or in the lowering step; --copy-deps (the default) after it undoes it.
     run_command 0 "$W/nanocc" --show --no-copy-deps -c function_tasks.c
-    expect_stdout "$c -fplugin-arg-nanort-no-copy-deps $inc -c function_tasks.c"
+    expect_stdout "$c -fplugin-arg-nanort-no-copy-deps $inc_c -c function_tasks.c"
     run_command 0 "$W/nanocc" --show --variable=copy_deps_by_default:0 -c function_tasks.c
-    expect_stdout "$c -fplugin-arg-nanort-no-copy-deps $inc -c function_tasks.c"
+    expect_stdout "$c -fplugin-arg-nanort-no-copy-deps $inc_c -c function_tasks.c"
     expect_stderr ""
     run_command 0 "$W/nanocc" --show --no-copy-deps --copy-deps -c function_tasks.c
-    expect_stdout "$c $inc -c function_tasks.c"
+    expect_stdout "$c $inc_c -c function_tasks.c"
     if [ -n "$HOST_CC_OTHER" ]; then
       run_command 0 env NANORT_CC="$HOST_CC_OTHER" "$W/nanocc" --show -k --no-copy-deps -c function_tasks.c
-      expect_stdout "$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=./function_tasks.nanort.c -fplugin-arg-nanort-lower-only -fplugin-arg-nanort-no-copy-deps $inc function_tasks.c
-$HOST_CC_OTHER $inc -c -Wno-unknown-pragmas -iquote . ./function_tasks.nanort.c -o function_tasks.o"
+      expect_stdout "$CLANG_C -fsyntax-only -fplugin=$PLUGIN -fplugin-arg-nanort-emit=./function_tasks.nanort.c -fplugin-arg-nanort-lower-only -fplugin-arg-nanort-no-copy-deps $inc_c function_tasks.c
+$HOST_CC_OTHER $inc_c -c -Wno-unknown-pragmas -iquote . ./function_tasks.nanort.c -o function_tasks.o"
     fi
     # What it does to device tasks that say nothing of copy_deps (kept in --output-dir).
     printf '%s\n' '#pragma omp target device(opencl) ndrange(1, n)' \
@@ -312,26 +318,26 @@ $HOST_CC_OTHER $inc -c -Wno-unknown-pragmas -iquote . ./function_tasks.nanort.c 
     # the end) only when the command links.
     run_command 0 "$W/nanocc" --show --Wn,-O3,-g --Wp,-DX=1 --Wl,-L/opt/lib,-lm --WL,-lz \
                 --Xcompiler -fno-fast-math function_tasks.c -o "$S/p"
-    expect_stdout "$c $inc -O3 -g -DX=1 -L/opt/lib -lm -fno-fast-math function_tasks.c -o $S/p $link_flags -lz"
+    expect_stdout "$c $inc_c -O3 -g -DX=1 -L/opt/lib -lm -fno-fast-math function_tasks.c -o $S/p ${link_flags% -lm} -lz -lm"
     expect_stderr ""
     run_command 0 "$W/nanocc" --show --Wn,-O3 --Wl,-lm --Wr,-lm --WL,-lz -c function_tasks.c
-    expect_stdout "$c $inc -O3 -c function_tasks.c"
+    expect_stdout "$c $inc_c -O3 -c function_tasks.c"
     # The other spellings: -K and --output-dir, --debug, --output, -y, --cxx, --v.
     run_command 0 "$W/nanocc" --show -K --output-dir="$S/kept" --debug --output="$S/p" function_tasks.c
-    expect_stdout "$c -fplugin-arg-nanort-emit-dir=$S/kept $inc -g -o $S/p function_tasks.c $link_flags"
+    expect_stdout "$c -fplugin-arg-nanort-emit-dir=$S/kept $inc_c -g -o $S/p function_tasks.c $link_flags"
     run_command 0 "$W/nanocc" --show --keep-files -y function_tasks.c
-    expect_stdout "$c -fplugin-arg-nanort-emit-dir=. $inc -fsyntax-only function_tasks.c"
+    expect_stdout "$c -fplugin-arg-nanort-emit-dir=. $inc_c -fsyntax-only function_tasks.c"
     run_command 1 "$W/nanocxx" --cxx=no-such-compiler tasks.cpp
     expect_stderr "nanocxx: the host compiler 'no-such-compiler' is not found (set it with --cc= or NANORT_CXX)"
     run_command 0 "$W/nanocc" --v -c function_tasks.c -o "$S/f.o"
     expect_stdout ""
-    expect_stderr "$c $inc -c function_tasks.c -o $S/f.o"
+    expect_stderr "$c $inc_c -c function_tasks.c -o $S/f.o"
     if [ ! -s "$S/f.o" ]; then check_fail "--v did not build $S/f.o"; fi
     # Accepted and ignored, each with the reason.
     run_command 0 "$W/nanocc" --show --instrument --instrumentation --variable=nanos_main_enabled:1 \
                 --untied-tasks --cluster --dlb --ld=ld --cpp=cpp --std=c99 --profile=mcc \
                 --pp-stdout --disable-gxx-traits --do-not-warn-config -c function_tasks.c
-    expect_stdout "$c $inc -c function_tasks.c"
+    expect_stdout "$c $inc_c -c function_tasks.c"
     expect_stderr "nanocc: --instrument is ignored: nanort traces a program at run time instead (NANORT_TRACE=trace.json, NANORT_STATS=1)
 nanocc: --instrumentation is ignored: nanort traces a program at run time instead (NANORT_TRACE=trace.json, NANORT_STATS=1)
 nanocc: --variable=nanos_main_enabled:1 is ignored: it sets a variable of Mercurium's compiler passes, which nanocc does not have
@@ -351,10 +357,10 @@ nanocc: --do-not-warn-config is ignored: it sets Mercurium's own compiler passes
     ;;
   showme) # Open MPI's --showme:compile and --showme:link
     run_command 0 "$W/nanocc" --showme:compile
-    expect_stdout "-fplugin=$PLUGIN $inc"
+    expect_stdout "-fplugin=$PLUGIN $inc_c"
     expect_stderr ""
     run_command 0 "$W/nanocxx" --showme:compile
-    expect_stdout "-fplugin=$PLUGIN $inc"
+    expect_stdout "-fplugin=$PLUGIN $inc_cxx"
     run_command 0 "$W/nanocc" --showme:link
     expect_stdout "$link_flags"
     expect_stderr ""

@@ -152,6 +152,9 @@ nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
+# An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
+# their header, sqrt without -lm (nanocc's compatibility: nanort/omp/nanos.h).
+nanort_plugin_program(ompss_legacy_c nanocc "NANORT_CPU_WORKERS=2" ${p}/ompss_legacy.c)
 # omp.h's routines (libnanort-omp) outside and inside tasks, locks, nest locks; the team's size
 # set by omp_set_num_threads before the runtime starts (3, not the environment's 2).
 nanort_plugin_program(omp_api_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -Werror
