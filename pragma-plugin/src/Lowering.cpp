@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "NonVoid.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -606,7 +607,7 @@ private:
   };
   bool emitImplementations(Code &C, const ArgBlock &Args, const Devices &Dev, bool SingleSource,
                            const std::string &Suffix, const std::string &SmpCall,
-                           std::vector<std::string> &Impls);
+                           std::vector<std::string> &Impls, const std::string &Store = "");
   SourceLocation addSourceKernel(const Pragma &Task);
   std::vector<FunctionRef> Refs; // the uses of function tasks by their names
   struct Placement {
@@ -622,6 +623,17 @@ private:
   void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                          SourceLocation &PreludeAt);
+  // Non-void function tasks (NonVoid.h): the function that makes the task and delivers its
+  // result, and the result codes its calls use, by canonical declaration.
+  struct ResultPlan {
+    std::string Into;
+    std::set<int> Ops;
+  };
+  std::map<const FunctionDecl *, ResultPlan> ResultPlans;
+  bool UsesOptional = false; // C++: a wrapper waits for a result in a std::optional
+  std::string intoSignature(const FunctionDecl *FD, const std::string &Into,
+                            const std::vector<std::string> &PNames) const;
+  void planResultUses(const Pragma *Target, FunctionDecl *FD);
 
   // Versions (implements): functions that are other implementations of a function task.
   struct FunctionTask {
@@ -833,7 +845,8 @@ std::string Lowerer::prelude() const {
   // 'unused': a file may have a taskwait and no task (clang warns of unused static inline
   // functions in the main file).
   if (CPP)
-    S += "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
+    S += std::string(UsesOptional ? "#include <optional>\n" : "") +
+         "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
          "static inline __attribute__((unused)) void nanort_check(nanort_status nanort_s, "
          "const char *nanort_what) {\n"
          "  (void)nanort_what;\n  nanort::detail::raise(nanort_s);\n}\n";
@@ -1233,7 +1246,8 @@ bool Lowerer::checkCudaParameters(const Pragma &Task, FunctionDecl *FD,
 // Impls. Every implementation reads the task's argument block.
 bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev,
                                   bool SingleSource, const std::string &Suffix,
-                                  const std::string &SmpCall, std::vector<std::string> &Impls) {
+                                  const std::string &SmpCall, std::vector<std::string> &Impls,
+                                  const std::string &Store) {
   unsigned NumParams = A.FD->getNumParams();
   std::string Module = "nanort_opencl_program";
   if (SingleSource)
@@ -1279,10 +1293,10 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
     // rethrown at the taskwait (nanort/error.hpp).
     C << "static void nanort_smp_" << Suffix << (CPP ? "_body" : "") << "(void *nanort_v) {\n  "
       << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  "
-      << SmpCall << "(";
+      << (Store.empty() ? "" : Store + "(nanort_a, ") << SmpCall << "(";
     for (unsigned I = 0; I < NumParams; ++I)
       C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
-    C << ");\n}\n";
+    C << (Store.empty() ? "" : ")") << ");\n}\n";
     if (CPP)
       C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n"
         << "  nanort::detail::run_guarded(&nanort_smp_" << Suffix << "_body, nanort_v);\n}\n";
@@ -1321,8 +1335,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   auto Fail = [&](const std::string &M) { error(Task.DirLoc, M); };
   if (FD->isMain())
     return Fail("'main' cannot be a task");
-  if (!FD->getReturnType()->isVoidType())
-    return Fail("function task '" + Name + "' must return void");
+  // Non-void function tasks (NonVoid.h): the task delivers the result.
+  QualType Ret = FD->getReturnType();
+  bool NonVoid = !Ret->isVoidType();
+  if (NonVoid && !resultTypeProblem(FD).empty())
+    return Fail(resultTypeProblem(FD));
   if (FD->isVariadic())
     return Fail("function task '" + Name + "' cannot be variadic");
   auto *Method = dyn_cast<CXXMethodDecl>(FD);
@@ -1368,6 +1385,14 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   const std::vector<Version> *Versions = nullptr;
   if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end())
     Versions = &It->second;
+  if (NonVoid && Kernel)
+    return Fail("function task '" + Name + "' returns a value, which a device(" +
+                (Cuda ? "cuda" : "opencl") + ") task cannot: make it return void and write "
+                "the result through a pointer parameter named in an out() clause");
+  if (NonVoid && Versions)
+    return Fail("function task '" + Name + "' returns a value, so it cannot have versions "
+                "('implements') yet: make it return void and write the result through a "
+                "pointer parameter named in an out() clause");
 
   // A kernel task declared in a header has no host definition: every file that names the
   // kernel makes its tasks itself, with a wrapper of its own (internal linkage, another name,
@@ -1433,7 +1458,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     Storage += "static ";
   if (FD->isInlineSpecified())
     Storage += "inline ";
-  std::string Signature = Storage + "void " + WrapperName + "(" + Params + ")";
+  // A declarator with the return type, which may wrap the name (int (*f(int))[4]).
+  auto Returning = [&](const std::string &Declarator) {
+    return NonVoid ? decl(Ret, Declarator) : "void " + Declarator;
+  };
+  std::string Signature = Storage + Returning(WrapperName + "(" + Params + ")");
   // Member functions: the wrapper is defined where the user's definition is, in the class or
   // out of it (then with the class's qualifier, and without 'static').
   std::string Qualifiers;
@@ -1450,8 +1479,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
         return Fail("out-of-line members of class templates as tasks are not supported yet");
       NestedNameSpecifierLoc Q = D->getQualifierLoc();
       std::string QText = Q ? text(Q.getBeginLoc(), Q.getEndLoc()) : std::string();
-      Signature = std::string(FD->isInlineSpecified() ? "inline " : "") + "void " + QText +
-                  Name + "(" + Params + ")";
+      Signature = std::string(FD->isInlineSpecified() ? "inline " : "") +
+                  Returning(QText + Name + "(" + Params + ")");
     }
     Signature += Qualifiers;
   }
@@ -1478,18 +1507,28 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (Template || Method) {
     std::string Label =
         Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
+    // A non-void one waits for its result, which the task puts in the wrapper's
+    // std::optional.
+    std::string Slot = NonVoid ? "std::optional<" + decl(Ret.getUnqualifiedType(), "") + ">"
+                               : std::string();
+    UsesOptional |= NonVoid;
     C << "\n" << TemplateHead << Signature << " {\n";
+    if (NonVoid)
+      C << Slot << " nanort_r;\n";
     C << "struct " << Args << " {";
     if (Instance)
       C << " " << decl(Method->getThisType(), "nanort_self") << ";";
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
+    if (NonVoid)
+      C << " " << Slot << " *nanort_slot;";
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
       << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
+      << (NonVoid ? "nanort_a->nanort_slot->emplace(" : "")
       << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << "nanort_a->" << PNames[I];
-    C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
+    C << (NonVoid ? ")" : "") << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
          "nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
     C << "static const nanort_task_impl nanort_impl[] = {{NANORT_DEVICE_SMP, &" << Args
@@ -1502,9 +1541,14 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{" << (Instance ? "this" : "");
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I || Instance ? ", " : "") << PNames[I];
+    if (NonVoid)
+      C << (PNames.empty() && !Instance ? "" : ", ") << "&nanort_r";
     C << "};\n";
     emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target);
-    C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
+    C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n";
+    if (NonVoid)
+      C << "nanort_check(nanort_taskwait(), \"taskwait\");\nreturn std::move(*nanort_r);\n";
+    C << "}\n";
   } else {
   // The argument block: one member per parameter.
   C << "\nstruct " << Args << " {";
@@ -1514,19 +1558,49 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     QualType T = FD->getParamDecl(I)->getType().getUnqualifiedType();
     C << " " << (T->isVariablyModifiedType() ? "void *" + PNames[I] : decl(T, PNames[I])) << ";";
   }
-  if (FD->getNumParams() == 0)
+  // A non-void task delivers its result (NonVoid.h): where, and how (nanort_op).
+  QualType RetU = Ret.getUnqualifiedType();
+  std::string Slot = CPP ? "std::optional<" + decl(RetU, "") + ">" : std::string();
+  if (NonVoid)
+    C << " " << decl(Ctx.getPointerType(RetU), "nanort_dst") << ";"
+      << (CPP ? " void *nanort_slot;" : "") << " int nanort_op;";
+  else if (FD->getNumParams() == 0)
     C << " char nanort_unused;";
   C << " };\n";
   if (CPP)
     C << "static void nanort_destroy_" << Id << "(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n";
+  std::string Store, Into;
+  if (NonVoid) {
+    UsesOptional |= CPP;
+    Store = "nanort_store_" + Id;
+    auto Plan = ResultPlans.find(FD->getCanonicalDecl());
+    Into = Plan != ResultPlans.end() ? Plan->second.Into : "nanort_into_" + Id;
+    C << "static void " << Store << "(" << ArgsType << " *nanort_a, " << decl(RetU, "nanort_v")
+      << ") {\n  switch (nanort_a->nanort_op) {\n";
+    if (CPP)
+      C << "  case " << (unsigned)ResultWait << ": static_cast<" << Slot
+        << " *>(nanort_a->nanort_slot)->emplace(std::move(nanort_v)); break;\n";
+    else
+      C << "  case " << (unsigned)ResultWait << ":\n";
+    std::set<int> Ops;
+    if (Plan != ResultPlans.end())
+      Ops = Plan->second.Ops;
+    if (!CPP)
+      Ops.insert(ResultAssign);
+    for (int Op : Ops)
+      if (Op >= ResultAssign)
+        C << "  case " << (unsigned)Op << ": *nanort_a->nanort_dst " << resultOperator(Op)
+          << (CPP ? " std::move(nanort_v)" : " nanort_v") << "; break;\n";
+    C << "  default: (void)nanort_v; break;\n  }\n}\n";
+  }
 
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
   std::string Impl = "nanort_impl_" + Id;
   ArgBlock Block{FD, ArgsType, PNames, Buffer};
   std::vector<std::string> Impls;
-  if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls))
+  if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls, Store))
     return;
   // The versions' implementations follow the task's own, in the order of their pragmas. A
   // task without a kernel of its own takes its index space from its first kernel version.
@@ -1553,8 +1627,12 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     << ", " << Impl << ", " << (unsigned)Impls.size() << ", "
     << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
 
-  // The wrapper: same name and signature, creates the task.
-  C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
+  // The wrapper: same name and signature, creates the task. A non-void task's is made by
+  // Into, which the wrapper calls and then waits for the result.
+  if (NonVoid)
+    C << intoSignature(FD, Into, PNames) << " {\n";
+  else
+    C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
   if (AnyCuda)
     C << "nanort_need_cuda_program(\"" << Code::escape(Label) << "\", "
       << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ");\n";
@@ -1564,18 +1642,37 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << PNames[I];
+    if (NonVoid)
+      C << (PNames.empty() ? "" : ", ") << "nanort_dst, nanort_slot, nanort_op";
     C << "};\n";
   } else {
     C << ArgsType << " nanort_init = {";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << PNames[I];
-    if (PNames.empty())
+    if (NonVoid)
+      C << (PNames.empty() ? "" : ", ") << "nanort_dst, nanort_op";
+    else if (PNames.empty())
       C << "0";
     C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
   }
+  if (NonVoid)
+    C << "if (nanort_op >= " << (unsigned)ResultAssign
+      << ") nanort_check(nanort_task_access(nanort_t, nanort_dst, sizeof *nanort_dst, nanort_op "
+         "== "
+      << (unsigned)ResultAssign
+      << " ? NANORT_OUT : NANORT_INOUT), \"nanort_task_access\");\n";
   emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename);
-  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
-    << (ExternC ? "}\n" : "");
+  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
+  if (NonVoid) {
+    C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n"
+      << (CPP ? Slot : decl(RetU, "")) << " nanort_r;\n"
+      << Into << (CPP ? "(nullptr, &nanort_r, " : "(&nanort_r, ") << (unsigned)ResultWait;
+    for (const std::string &P : PNames)
+      C << ", " << (CPP ? "static_cast<decltype(" + P + ") &&>(" + P + ")" : P);
+    C << ");\nnanort_check(nanort_taskwait(), \"taskwait\");\nreturn "
+      << (CPP ? "std::move(*nanort_r)" : "nanort_r") << ";\n}\n";
+  }
+  C << (ExternC ? "}\n" : "");
   }
 
   // Where the generated code goes: after the kernel or the user's definition.
@@ -1614,7 +1711,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       if (Semi.isInvalid())
         return Fail("cannot find the end of the declaration of '" + Name + "' in its class");
       RW.InsertTextAfter(Semi, std::string(" ") + (Method->isStatic() ? "static " : "") +
-                                   "void " + Body + "(" + Params + ")" + Qualifiers + ";");
+                                   Returning(Body + "(" + Params + ")") + Qualifiers + ";");
     }
     RW.ReplaceText(Def->getLocation(), Name.size(), Body);
     At = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());
@@ -1663,6 +1760,85 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   SourceLocation Top = HeaderKernel ? Place.Top : topLevelStart(Def ? Def : FD);
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// The function that makes a non-void function task's task and says where its result goes
+// (NonVoid.h): static void Into(T *nanort_dst, [void *nanort_slot,] int nanort_op, params).
+std::string Lowerer::intoSignature(const FunctionDecl *FD, const std::string &Into,
+                                   const std::vector<std::string> &PNames) const {
+  std::string S = "static void " + Into + "(" +
+                  decl(Ctx.getPointerType(FD->getReturnType().getUnqualifiedType()),
+                       "nanort_dst") +
+                  (CPP ? ", void *nanort_slot" : "") + ", int nanort_op";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    S += ", " + decl(FD->getParamDecl(I)->getType(), PNames[I]);
+  return S + ")";
+}
+
+// The calls of a non-void function task that need not wait for its result call its Into
+// function instead (NonVoid.h), which is declared after the first declaration of the function
+// in this file. Only for functions at file scope, defined in this file, that run on the host
+// alone (member functions, templates and the rest keep waiting wrappers).
+void Lowerer::planResultUses(const Pragma *Target, FunctionDecl *FD) {
+  if (FD->getReturnType()->isVoidType() || !resultTypeProblem(FD).empty() ||
+      FD->getReturnType()->isDependentType() || isa<CXXMethodDecl>(FD) || FD->isTemplated() ||
+      FD->isVariadic() || !FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      (CPP && FD->isExternC()) || (!CPP && !FD->hasWrittenPrototype()) ||
+      !FD->getDeclName().isIdentifier() || VersionsOf.count(FD->getCanonicalDecl()))
+    return;
+  if (Target)
+    for (const Clause &Cl : Target->Clauses)
+      if (Cl.Info->Kind == ClauseKind::Device)
+        for (const std::string &W : Cl.Words)
+          if (W != "smp")
+            return;
+  FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())) ||
+      Def->getLocation().isMacroID())
+    return;
+  for (ParmVarDecl *PV : FD->parameters())
+    if (PV->getType()->isVariablyModifiedType() || PV->getType()->isRValueReferenceType())
+      return;
+  // The first declaration in this file: the Into function is declared after it (before it,
+  // when it is the definition).
+  FunctionDecl *First = nullptr;
+  for (FunctionDecl *R : FD->redecls()) {
+    SourceLocation B = R->getBeginLoc();
+    if (B.isMacroID() || !SM.isWrittenInMainFile(B) || R->getLocation().isMacroID())
+      continue;
+    if (!First || SM.isBeforeInTranslationUnit(B, First->getBeginLoc()))
+      First = R;
+  }
+  if (!First)
+    return;
+  SourceLocation From;
+  std::string Name = FD->getNameAsString(), Into = "nanort_into_" + Name;
+  for (unsigned K = 2; WrapperNames.count(Into); ++K)
+    Into = "nanort_into_" + Name + "_" + std::to_string(K);
+  std::vector<std::string> PNames;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    ParmVarDecl *PV = FD->getParamDecl(I);
+    PNames.push_back(PV->getName().empty() ? "nanort_p" + std::to_string(I)
+                                           : PV->getName().str());
+  }
+  std::string Proto = intoSignature(FD, Into, PNames) + ";";
+  if (First->doesThisDeclarationHaveABody()) {
+    From = First->getBeginLoc();
+    RW.InsertTextBefore(From, Proto + Code::marker(SM, From));
+  } else {
+    SourceLocation End = First->getEndLoc();
+    SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
+    if (Semi.isInvalid())
+      return;
+    From = Semi;
+    RW.InsertTextAfter(Semi, " " + Proto);
+  }
+  WrapperNames.insert(Into);
+  ResultPlan &Plan = ResultPlans[FD->getCanonicalDecl()];
+  Plan.Into = Into;
+  for (const ResultUse &U : findResultUses(Ctx, FD, From))
+    if (rewriteResultUse(RW, U, Into, CPP))
+      Plan.Ops.insert(U.Op);
 }
 
 // Kernel tasks declared in a header (no host definition, no smp device): each file that names
@@ -2922,6 +3098,11 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version &&
         isHeaderKernel(*W.P, W.Target, W.C->FD))
       nameHeaderKernel(W.C->FD);
+  // Non-void function tasks: the calls that need not wait for the result are rewritten before
+  // any construct is lowered, so that the statements that inline tasks copy hold them.
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version)
+      planResultUses(W.Target, W.C->FD);
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
