@@ -628,12 +628,22 @@ private:
   struct ResultPlan {
     std::string Into;
     std::set<int> Ops;
+    SourceLocation From; // Into is declared here
   };
+  std::set<const CallExpr *> ResultCalls;    // calls rewritten to call an Into function
+  std::vector<SourceLocation> ResultPreludes; // functions whose statements wait for results
   std::map<const FunctionDecl *, ResultPlan> ResultPlans;
   bool UsesOptional = false; // C++: a wrapper waits for a result in a std::optional
   std::string intoSignature(const FunctionDecl *FD, const std::string &Into,
                             const std::vector<std::string> &PNames) const;
   void planResultUses(const Pragma *Target, FunctionDecl *FD);
+  // C: a prototype, or 'f()' in a definition (no parameters), in every declaration.
+  static bool noArguments(const FunctionDecl *FD) {
+    if (FD->hasWrittenPrototype())
+      return true;
+    const FunctionDecl *Def = FD->getDefinition();
+    return Def && Def->getNumParams() == 0 && FD->getNumParams() == 0;
+  }
 
   // Versions (implements): functions that are other implementations of a function task.
   struct FunctionTask {
@@ -1354,7 +1364,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (FD->getQualifier() && !Method)
     return Fail("a task pragma on a qualified name is not supported yet; put it on the "
                 "declaration inside the namespace");
-  if (!FD->hasWrittenPrototype() && !CPP)
+  // C before C23: 'int f() { ... }' takes no arguments, as 'int f(void)' does (OmpSs
+  // programs write it so); a declaration without parameters whose definition has some is
+  // another matter.
+  if (!CPP && !noArguments(FD))
     return Fail("function task '" + Name + "' needs a prototype");
   if (!FD->getDeclName().isIdentifier())
     return Fail("operators and conversion functions cannot be tasks");
@@ -1783,7 +1796,7 @@ void Lowerer::planResultUses(const Pragma *Target, FunctionDecl *FD) {
   if (FD->getReturnType()->isVoidType() || !resultTypeProblem(FD).empty() ||
       FD->getReturnType()->isDependentType() || isa<CXXMethodDecl>(FD) || FD->isTemplated() ||
       FD->isVariadic() || !FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
-      (CPP && FD->isExternC()) || (!CPP && !FD->hasWrittenPrototype()) ||
+      (CPP && FD->isExternC()) || (!CPP && !noArguments(FD)) ||
       !FD->getDeclName().isIdentifier() || VersionsOf.count(FD->getCanonicalDecl()))
     return;
   if (Target)
@@ -1836,9 +1849,12 @@ void Lowerer::planResultUses(const Pragma *Target, FunctionDecl *FD) {
   WrapperNames.insert(Into);
   ResultPlan &Plan = ResultPlans[FD->getCanonicalDecl()];
   Plan.Into = Into;
+  Plan.From = From;
   for (const ResultUse &U : findResultUses(Ctx, FD, From))
-    if (rewriteResultUse(RW, U, Into, CPP))
+    if (rewriteResultUse(RW, U, Into, CPP)) {
       Plan.Ops.insert(U.Op);
+      ResultCalls.insert(U.Call);
+    }
 }
 
 // Kernel tasks declared in a header (no host definition, no smp device): each file that names
@@ -3103,6 +3119,32 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version)
       planResultUses(W.Target, W.C->FD);
+  // Statements that call them several times make those tasks together, then wait
+  // (NonVoid.h); the statements of inline tasks, critical and atomic constructs excepted.
+  if (!ResultPlans.empty()) {
+    std::set<const FunctionDecl *> Of;
+    for (const auto &E : ResultPlans)
+      Of.insert(E.first);
+    std::vector<SourceRange> Outside;
+    for (const Work &W : Works)
+      if (W.C && !W.C->FD)
+        Outside.push_back(SourceRange(W.C->Begin, W.C->End));
+    unsigned Joint = 0;
+    for (const JointCalls &J : findJointCalls(Ctx, Of, ResultCalls, Outside)) {
+      bool Declared = true; // each Into function is declared before the statement
+      for (const CallExpr *E : J.Calls)
+        Declared &= SM.isBeforeInTranslationUnit(
+            ResultPlans[E->getDirectCallee()->getCanonicalDecl()].From, J.S->getBeginLoc());
+      if (!Declared ||
+          !rewriteJointCalls(
+              RW, J,
+              [&](const FunctionDecl *F) { return ResultPlans[F->getCanonicalDecl()].Into; },
+              Policy, CPP, Joint))
+        continue;
+      UsesOptional |= CPP;
+      ResultPreludes.push_back(topLevelStart(const_cast<FunctionDecl *>(J.Enclosing)));
+    }
+  }
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
@@ -3164,6 +3206,9 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   if (Diags.hasErrors())
     return false;
 
+  for (SourceLocation Top : ResultPreludes)
+    if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
+      PreludeAt = Top;
   if (PreludeAt.isValid())
     RW.InsertTextBefore(PreludeAt, prelude() + Code::marker(SM, PreludeAt));
 

@@ -8,6 +8,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -36,7 +37,7 @@ const Stmt *onlyParent(ASTContext &Ctx, const Stmt *S) {
 
 // Whether E's value is dropped as a statement: E is a statement of a block, the branch of an
 // if, the body of a loop, the increment of a for, or under a label.
-bool isStatement(ASTContext &Ctx, const Expr *E) {
+bool isStatement(ASTContext &Ctx, const Stmt *E) {
   const Stmt *S = E;
   const Stmt *P = onlyParent(Ctx, S);
   while (P && isa<ExprWithCleanups>(P)) {
@@ -162,6 +163,196 @@ std::vector<ResultUse> findResultUses(ASTContext &Ctx, const FunctionDecl *FD,
   CallFinder F(Ctx, FD, From);
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
   return std::move(F.Uses);
+}
+
+namespace {
+
+// Where a joint call is: the statement that holds it, or null when it is evaluated only under
+// a condition, inside the arguments of another task, or outside a statement of its own.
+class JointFinder : public RecursiveASTVisitor<JointFinder> {
+public:
+  JointFinder(ASTContext &Ctx, const std::set<const FunctionDecl *> &Of,
+              const std::set<const CallExpr *> &Skip, const std::vector<SourceRange> &Outside)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Of(Of), Skip(Skip), Outside(Outside) {}
+  std::vector<JointCalls> Found;
+
+  bool VisitCallExpr(CallExpr *E) {
+    if (isa<CXXMemberCallExpr>(E) || isa<CXXOperatorCallExpr>(E) || Skip.count(E))
+      return true;
+    const FunctionDecl *Callee = E->getDirectCallee();
+    if (!Callee || !Of.count(Callee->getCanonicalDecl()) ||
+        !isa<DeclRefExpr>(E->getCallee()->IgnoreParenImpCasts()) ||
+        E->getType()->isDependentType() || !editable(SM, E->getBeginLoc()) ||
+        !editable(SM, E->getEndLoc()) || !editable(SM, E->getRParenLoc()))
+      return true;
+    for (const Expr *A : E->arguments())
+      if (isa<CXXDefaultArgExpr>(A) || A->isTypeDependent() || A->isValueDependent())
+        return true;
+    JointCalls J;
+    if (!statementOf(E, J))
+      return true;
+    for (SourceRange R : Outside)
+      if (!SM.isBeforeInTranslationUnit(J.S->getBeginLoc(), R.getBegin()) &&
+          !SM.isBeforeInTranslationUnit(R.getEnd(), J.S->getBeginLoc()))
+        return true;
+    for (JointCalls &Other : Found)
+      if (Other.S == J.S) {
+        Other.Calls.push_back(E);
+        return true;
+      }
+    J.Calls.push_back(E);
+    Found.push_back(J);
+    return true;
+  }
+
+private:
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const std::set<const FunctionDecl *> &Of;
+  const std::set<const CallExpr *> &Skip;
+  const std::vector<SourceRange> &Outside;
+
+  bool isTaskCall(const Stmt *S) const {
+    const auto *C = dyn_cast<CallExpr>(S);
+    const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+    return F && Of.count(F->getCanonicalDecl());
+  }
+
+  bool statementOf(const CallExpr *E, JointCalls &J) {
+    DynTypedNode Node = DynTypedNode::create(*static_cast<const Stmt *>(E));
+    const Stmt *Child = E;
+    for (;;) {
+      DynTypedNodeList Parents = Ctx.getParents(Node);
+      if (Parents.size() != 1)
+        return false;
+      DynTypedNode P = Parents[0];
+      if (const auto *VD = P.get<VarDecl>()) {
+        // 'T x = ...;' alone in its declaration, in a block.
+        if (!VD->hasLocalStorage() || VD->getInit() != Child)
+          return false;
+        DynTypedNodeList Up = Ctx.getParents(P);
+        const DeclStmt *DS = Up.size() == 1 ? Up[0].get<DeclStmt>() : nullptr;
+        if (!DS || !DS->isSingleDecl())
+          return false;
+        DynTypedNodeList Block = Ctx.getParents(*static_cast<const Stmt *>(DS));
+        if (Block.size() != 1 || !Block[0].get<CompoundStmt>())
+          return false;
+        J.S = DS;
+        J.Braces = false;
+        break;
+      }
+      const Stmt *PS = P.get<Stmt>();
+      if (!PS)
+        return false;
+      if (const auto *PE = dyn_cast<Expr>(PS)) {
+        if (const auto *CO = dyn_cast<AbstractConditionalOperator>(PE);
+            CO && Child != CO->getCond())
+          return false;
+        if (const auto *B = dyn_cast<BinaryOperator>(PE);
+            B && (B->isLogicalOp() || B->isCommaOp()) && Child == B->getRHS())
+          return false;
+        if (isa<UnaryExprOrTypeTraitExpr>(PE) || isa<CXXTypeidExpr>(PE) ||
+            isa<CXXNoexceptExpr>(PE) || isa<LambdaExpr>(PE) || isa<StmtExpr>(PE) ||
+            isa<GenericSelectionExpr>(PE) || isa<CXXThrowExpr>(PE))
+          return false;
+        if (isTaskCall(PE))
+          return false; // an argument of a task: made when that task's call is evaluated
+        Child = PE;
+        Node = P;
+        continue;
+      }
+      if (const auto *R = dyn_cast<ReturnStmt>(PS)) {
+        if (R->getRetValue() != Child)
+          return false;
+        Child = R;
+        J.S = R;
+      } else {
+        J.S = Child;
+      }
+      if (!isStatement(Ctx, J.S))
+        return false;
+      if (const auto *For = dyn_cast<ForStmt>(PS); For && For->getInc() == J.S)
+        return false; // no block there
+      J.Braces = true;
+      break;
+    }
+    if (!editable(SM, J.S->getBeginLoc()) || !editable(SM, J.S->getEndLoc()))
+      return false;
+    // The function around it (its code may need the prelude).
+    DynTypedNode Node2 = DynTypedNode::create(*J.S);
+    for (;;) {
+      DynTypedNodeList Parents = Ctx.getParents(Node2);
+      if (Parents.empty())
+        return false;
+      Node2 = Parents[0];
+      if (const auto *F = Node2.get<FunctionDecl>()) {
+        J.Enclosing = F;
+        return !F->isTemplated();
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::vector<JointCalls> findJointCalls(ASTContext &Ctx, const std::set<const FunctionDecl *> &Of,
+                                       const std::set<const CallExpr *> &Skip,
+                                       const std::vector<SourceRange> &Outside) {
+  JointFinder F(Ctx, Of, Skip, Outside);
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::vector<JointCalls> Out;
+  for (JointCalls &J : F.Found)
+    if (J.Calls.size() >= 2)
+      Out.push_back(std::move(J));
+  return Out;
+}
+
+bool rewriteJointCalls(Rewriter &RW, const JointCalls &J,
+                       const std::function<std::string(const FunctionDecl *)> &IntoOf,
+                       const PrintingPolicy &Policy, bool CPP, unsigned &Counter) {
+  const SourceManager &SM = RW.getSourceMgr();
+  const LangOptions &LO = RW.getLangOpts();
+  SourceLocation End = J.S->getEndLoc();
+  if (!isa<DeclStmt>(J.S)) {
+    End = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
+    if (End.isInvalid())
+      return false;
+  } else {
+    End = Lexer::getLocForEndOfToken(End, 0, SM, LO);
+  }
+  std::string Pre = J.Braces ? "{ " : "";
+  std::vector<std::string> Names;
+  for (const CallExpr *E : J.Calls) {
+    const FunctionDecl *F = E->getDirectCallee();
+    std::optional<Token> Paren = Lexer::findNextToken(
+        E->getCallee()->IgnoreParenImpCasts()->getEndLoc(), SM, LO);
+    if (!Paren || !Paren->is(tok::l_paren))
+      return false;
+    std::string Args = RW.getRewrittenText(CharSourceRange::getCharRange(
+        Lexer::getLocForEndOfToken(Paren->getLocation(), 0, SM, LO), E->getRParenLoc()));
+    std::string Name = "nanort_r" + std::to_string(++Counter);
+    std::string Type;
+    llvm::raw_string_ostream OS(Type);
+    F->getReturnType().getUnqualifiedType().print(OS, Policy);
+    OS.flush();
+    if (CPP)
+      Pre += "std::optional<" + Type + " > " + Name + "; " + IntoOf(F) + "(nullptr, &" + Name +
+             ", " + std::to_string(ResultWait);
+    else
+      Pre += Type + " " + Name + "; " + IntoOf(F) + "(&" + Name + ", " +
+             std::to_string(ResultWait);
+    Pre += (E->getNumArgs() ? ", " : "") + Args + "); ";
+    Names.push_back(CPP ? "std::move(*" + Name + ")" : Name);
+  }
+  Pre += "nanort_check(nanort_taskwait(), \"taskwait\"); ";
+  RW.InsertTextBefore(J.S->getBeginLoc(), Pre);
+  for (size_t I = 0; I < J.Calls.size(); ++I)
+    RW.ReplaceText(CharSourceRange::getTokenRange(J.Calls[I]->getBeginLoc(),
+                                                  J.Calls[I]->getRParenLoc()),
+                   Names[I]);
+  if (J.Braces)
+    RW.InsertTextAfter(End, " }");
+  return true;
 }
 
 bool rewriteResultUse(Rewriter &RW, const ResultUse &U, const std::string &Into, bool CPP) {

@@ -21,6 +21,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,32 @@ std::vector<ResultUse> findResultUses(clang::ASTContext &Ctx, const clang::Funct
 // text cannot be edited so.
 bool rewriteResultUse(clang::Rewriter &RW, const ResultUse &U, const std::string &Into,
                       bool CPP);
+
+// A statement that calls non-void function tasks two or more times where each call is
+// evaluated (not in a branch of '?:', the right side of '&&', '||' or ',', or the arguments of
+// another task): 'return fib(n - 1) + fib(n - 2);'. Its calls make their tasks first, the
+// statement waits for them together, then it is evaluated with their results.
+struct JointCalls {
+  const clang::Stmt *S = nullptr;        // an expression statement, return or declaration
+  bool Braces = false;                   // the statement is wrapped in a block of its own
+  std::vector<const clang::CallExpr *> Calls;
+  const clang::FunctionDecl *Enclosing = nullptr;
+};
+
+// The statements of the main file whose calls of the functions Of (canonical declarations)
+// can be made together; Skip: calls already rewritten; Outside: ranges to leave alone (the
+// statements of inline tasks, which are rewritten in place).
+std::vector<JointCalls>
+findJointCalls(clang::ASTContext &Ctx, const std::set<const clang::FunctionDecl *> &Of,
+               const std::set<const clang::CallExpr *> &Skip,
+               const std::vector<clang::SourceRange> &Outside);
+
+// Rewrites a statement of joint calls: before it, for each call, a variable for its result
+// (C: 'T nanort_rN;', C++: 'std::optional<T> nanort_rN;') and the call of its Into function
+// (IntoOf), then one taskwait; each call becomes its variable. N counts on from Counter.
+bool rewriteJointCalls(clang::Rewriter &RW, const JointCalls &J,
+                       const std::function<std::string(const clang::FunctionDecl *)> &IntoOf,
+                       const clang::PrintingPolicy &Policy, bool CPP, unsigned &Counter);
 
 } // namespace nanort
 

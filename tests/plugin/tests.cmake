@@ -166,6 +166,14 @@ nanort_plugin_program(recursive_inline_c nanocc "NANORT_CPU_WORKERS=2" -Wall -We
                       ${p}/recursive_inline.c)
 nanort_plugin_program(template_first_cxx nanocxx "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/template_first.cpp)
+# Function tasks that return a value (issue 19): recursion, results into variables, array
+# elements and containers read after a taskwait, accumulations, results inside expressions,
+# initializers, conditional expressions and arguments of other tasks; C++ class results,
+# member functions and templates. Compared with the same computations without tasks.
+nanort_plugin_program(nonvoid_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/nonvoid_tasks.c)
+nanort_plugin_program(nonvoid_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/nonvoid_tasks.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall

@@ -1,8 +1,9 @@
 /* Function tasks that return a value (OmpSs-1, Mercurium's enable_nonvoid_function_tasks):
  * recursive fibonacci and factorial, results stored into variables and array elements and
  * read after a taskwait, accumulations, results inside expressions, conditional expressions,
- * initializers and arguments of other task calls, a structure result, a dropped result. Each
- * result is compared with the same computation done by plain functions. */
+ * initializers and arguments of other task calls, a structure result, a dropped result, the
+ * calls of one statement running together. Each result is compared with the same computation
+ * done by plain functions. */
 #include "check.h"
 
 #include <stdlib.h>
@@ -14,7 +15,7 @@ struct pair {
 #pragma omp task
 int fib(int n) {
   if (n < 2) return n;
-  return fib(n - 1) + fib(n - 2); /* each call waits for its task's result */
+  return fib(n - 1) + fib(n - 2); /* both tasks made, then waited for together */
 }
 
 static int seq_fib(int n) { return n < 2 ? n : seq_fib(n - 1) + seq_fib(n - 2); }
@@ -76,6 +77,17 @@ int bump(int *counter) {
 #pragma omp task
 int add(int a, int b) { return a + b; }
 
+/* Returns v once 'want' tasks have arrived (or -100 after 20 s): the calls of one statement
+ * run at once. */
+static int arrived;
+#pragma omp task
+int meet(int v, int want) {
+  int i;
+  __atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
+  for (i = 0; i < 200000 && __atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < want; ++i) usleep(100);
+  return __atomic_load_n(&arrived, __ATOMIC_ACQUIRE) >= want ? v : -100;
+}
+
 static int seq_square(int i) { return i * i; }
 
 int main(void) {
@@ -86,6 +98,10 @@ int main(void) {
   struct pair pairs[N];
   int i;
 
+  {
+    int both = meet(1, 2) + meet(2, 2);
+    CHECK(both == 3);
+  }
   CHECK(fib(14) == seq_fib(14));
   CHECK(pfib(18) == seq_fib(18));
   CHECK(fact(12) == seq_fact(12));

@@ -1,7 +1,8 @@
 // Function tasks that return a value, in C++: class results (copied or moved into the
 // variable, a move-only one, one without a default constructor), results into containers
 // and strings ('=' and '+='), member functions and function templates that return a value,
-// recursion. Each result is compared with the same computation done by plain functions.
+// recursion, the calls of one statement running together. Each result is compared with the
+// same computation done by plain functions.
 #include "check.h"
 
 #include <memory>
@@ -24,6 +25,16 @@ std::string piece(int i) {
 
 #pragma omp task
 std::unique_ptr<int> boxed(int v) { return std::unique_ptr<int>(new int(v)); }
+
+// Returns its text once 'want' tasks have arrived (or "late" after 20 s).
+static int arrived;
+#pragma omp task
+std::string meet(std::string v, int want) {
+  __atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
+  for (int i = 0; i < 200000 && __atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < want; ++i)
+    usleep(100);
+  return __atomic_load_n(&arrived, __ATOMIC_ACQUIRE) >= want ? v : "late";
+}
 
 struct Meters {
   explicit Meters(double v) : value(v) {}
@@ -99,6 +110,8 @@ int main() {
   Meters sum = Meters(meters(1.0).value + meters(2.0).value);
   CHECK(sum.value == 3.0);
 
+  std::string met = meet("a", 2) + meet("b", 2);  // both tasks at once, then the sum
+  CHECK(met == "ab");
   CHECK(fib(16) == seq_fib(16));
   CHECK(twice(21) == 42);
   CHECK(twice(std::string("ab")) == "abab");
