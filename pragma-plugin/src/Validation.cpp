@@ -1,0 +1,171 @@
+//===- Validation.cpp - What tasks may use --------------------------------===//
+//
+// Checks of what the grammar cannot check: devices and their clauses, the parameters of
+// kernels, types that generated code cannot name.
+//
+//===----------------------------------------------------------------------===//
+#include "LowererImpl.h"
+
+using namespace clang;
+
+namespace nanort {
+namespace lowering {
+
+// Types declared inside a function cannot be named by the code generated at file scope.
+bool Lowerer::checkLocalType(QualType T, SourceLocation Use, const std::string &Var) {
+  for (int Guard = 0; Guard < 16 && !T.isNull(); ++Guard) {
+    if (const auto *TT = T->getAs<TypedefType>())
+      if (TT->getDecl()->getDeclContext()->isFunctionOrMethod()) {
+        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
+                   "tasks cannot capture it yet");
+        return false;
+      }
+    if (const TagDecl *TD = T->getAsTagDecl())
+      if (TD->getDeclContext()->isFunctionOrMethod()) {
+        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
+                   "tasks cannot capture it yet");
+        return false;
+      }
+    if (T->isPointerType() || T->isReferenceType())
+      T = T->getPointeeType();
+    else if (const ArrayType *AT = Ctx.getAsArrayType(T))
+      T = AT->getElementType();
+    else
+      break;
+  }
+  return true;
+}
+
+// The devices of a function task or of a version, and what its target clauses need: kernels
+// an ndrange, file/name/shmem a kernel device, a kernel-only device no host body. Versions
+// may have an smp device without a body here (it is called by name).
+bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
+                           bool Version, Devices &Dev) {
+  std::string Name = FD->getNameAsString();
+  auto Fail = [&](SourceLocation L, const std::string &M) {
+    error(L, M);
+    return false;
+  };
+  // The devices, in the order written: the runtime runs the task on the first one present.
+  Dev.List = {"smp"};
+  Dev.KernelName = Name;
+  if (Target) {
+    if (const Clause *Cl = Target->find(ClauseKind::Device)) {
+      Dev.List.clear();
+      for (size_t I = 0; I < Cl->Words.size(); ++I) {
+        const std::string &D = Cl->Words[I];
+        if (std::find(Dev.List.begin(), Dev.List.end(), D) != Dev.List.end())
+          return Fail(Cl->WordLocs[I], "device '" + D + "' appears twice in 'device'");
+        Dev.List.push_back(D);
+      }
+    }
+  }
+  auto Has = [&](const char *D) {
+    return std::find(Dev.List.begin(), Dev.List.end(), D) != Dev.List.end();
+  };
+  Dev.OpenCL = Has("opencl");
+  Dev.Cuda = Has("cuda");
+  Dev.Smp = Has("smp");
+  bool OpenCL = Dev.OpenCL, Cuda = Dev.Cuda, Smp = Dev.Smp, Kernel = Dev.kernel();
+  // The first kernel device named, for messages about kernels.
+  std::string KernelDevice;
+  for (const std::string &D : Dev.List)
+    if (D != "smp" && KernelDevice.empty())
+      KernelDevice = D;
+  if (Target) {
+    const Clause *Nd = Target->find(ClauseKind::Ndrange);
+    if (OpenCL && !Nd)
+      return Fail(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
+    if (Cuda && !Nd)
+      return Fail(Target->DirLoc, "a device(cuda) kernel needs an 'ndrange' clause (its "
+                                  "grid and block sizes)");
+    for (const Clause &Cl : Target->Clauses) {
+      if (Cl.Info->Kind == ClauseKind::File && !OpenCL)
+        return Fail(Cl.Loc, Cuda ? "clause 'file' needs device(opencl) (CUDA kernels come "
+                                   "from the .cu files given to nanocc or nanocxx)"
+                                 : "clause 'file' needs device(opencl)");
+      if (!Kernel && (Cl.Info->Kind == ClauseKind::Ndrange ||
+                      Cl.Info->Kind == ClauseKind::Shmem || Cl.Info->Kind == ClauseKind::Name))
+        return Fail(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
+                                "' needs device(opencl) or device(cuda)");
+    }
+    if (const Clause *NameCl = Target->find(ClauseKind::Name))
+      Dev.KernelName = NameCl->Words[0];
+    Dev.File = Target->find(ClauseKind::File);
+    if (Nd) {
+      const Toks &D = Nd->Args[0];
+      unsigned Dims = 0;
+      if (D.size() == 1 && D[0].Kind == tok::numeric_constant &&
+          (D[0].Text == "1" || D[0].Text == "2" || D[0].Text == "3"))
+        Dims = D[0].Text[0] - '0';
+      if (!Dims)
+        return Fail(D[0].Loc, "the first argument of 'ndrange' is the number of dimensions: "
+                              "1, 2 or 3");
+      size_t Got = Nd->Args.size() - 1;
+      if (Got != Dims && Got != 2 * Dims)
+        return Fail(Nd->Loc, "ndrange(" + std::to_string(Dims) + ", ...) takes " +
+                                 std::to_string(Dims) + " global sizes and optionally " +
+                                 std::to_string(Dims) + " local sizes; got " +
+                                 std::to_string(Got) + " arguments after the dimensions");
+    }
+  }
+  FunctionDecl *Def = FD->getDefinition();
+  if (Cuda && !Smp && Def)
+    return Fail(Task.DirLoc, "a device(cuda) task must be a kernel declaration without a body "
+                             "(the kernel is compiled by nvcc from a .cu file given to nanocc "
+                             "or nanocxx)");
+  if (OpenCL && !Smp && Def)
+    return Fail(Task.DirLoc, "a device(opencl) task must be a kernel declaration without a "
+                             "body, or a '__kernel' function defined in this file (its body "
+                             "is OpenCL C)");
+  if (Kernel && isa<CXXMethodDecl>(FD))
+    return Fail(Task.DirLoc, "a member function cannot have a device(" + KernelDevice +
+                                 ") version");
+  if (Kernel && Smp && !Def && !Version)
+    return Fail(Task.DirLoc, "device(smp) needs the body of '" + Name +
+                                 "' in this file (its smp version)");
+  if (Task.KernelClose.isValid() && Dev.File)
+    return Fail(Dev.File->Loc, "a kernel defined in this file takes no 'file' clause");
+  return true;
+}
+
+// Which parameters are named as the base of a dependence or copy clause: the kernels' buffers.
+std::vector<bool> Lowerer::bufferParameters(const Pragma &Task, const Pragma *Target,
+                                            const FunctionDecl *FD) const {
+  std::set<std::string> Named;
+  for (const Pragma *P : {&Task, Target})
+    if (P)
+      for (const Clause &Cl : P->Clauses)
+        for (const DepItem &D : Cl.Deps)
+          Named.insert(D.BaseVar);
+  std::vector<bool> Buffer;
+  for (const ParmVarDecl *PV : FD->parameters())
+    Buffer.push_back(!PV->getName().empty() && Named.count(PV->getName().str()));
+  return Buffer;
+}
+
+// CUDA kernels get buffers and values only.
+bool Lowerer::checkCudaParameters(const Pragma &Task, FunctionDecl *FD,
+                                  const std::vector<bool> &Buffer) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    ParmVarDecl *PV = FD->getParamDecl(I);
+    SourceLocation L = PV->getLocation().isValid() ? PV->getLocation() : Task.DirLoc;
+    QualType T = PV->getType();
+    if (T->isReferenceType()) {
+      error(L, "a device(cuda) kernel cannot take a reference parameter");
+      return false;
+    }
+    if (T->isPointerType() && !Buffer[I]) {
+      error(L, "pointer parameter" +
+                   (PV->getName().empty() ? std::string() : " '" + PV->getName().str() + "'") +
+                   " of a device(cuda) kernel must be named in a dependence or copy clause "
+                   "(CUDA kernels get buffers only; dynamic shared memory is given with "
+                   "'shmem' and declared 'extern __shared__' in the kernel)");
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace lowering
+} // namespace nanort
