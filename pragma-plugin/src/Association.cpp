@@ -279,8 +279,7 @@ std::vector<Lowerer::Work> Lowerer::associate() {
       Pragma *Next = I + 1 < Pragmas.size() ? &Pragmas[I + 1] : nullptr;
       if (!Next || Next->Dir == nullptr || Next->Dir->Kind != DirectiveKind::Task ||
           !onlyBlankBetween(P.End, Next->Begin)) {
-        error(P.DirLoc, dirName(P) + " must be followed by a '#pragma " + P.Namespace +
-                            " task' line");
+        report(DiagId::TargetWithoutTask, P.DirLoc, {dirName(P), P.Namespace});
         continue;
       }
       continue;
@@ -288,8 +287,7 @@ std::vector<Lowerer::Work> Lowerer::associate() {
     Work W{&P};
     bool InHeader = !SM.isWrittenInMainFile(P.Begin);
     if (InHeader && P.Dir->Kind != DirectiveKind::Task) {
-      error(P.DirLoc, "in an included file, only task pragmas on function declarations are "
-                      "lowered yet");
+      report(DiagId::HeaderDirective, P.DirLoc);
       continue;
     }
     if (I > 0 && Pragmas[I - 1].Dir && Pragmas[I - 1].Dir->Kind == DirectiveKind::Target &&
@@ -307,7 +305,7 @@ std::vector<Lowerer::Work> Lowerer::associate() {
           Inside = true;
       }
       if (!Inside) {
-        error(P.DirLoc, dirName(P) + " must be inside a function body");
+        report(DiagId::OutsideFunctionBody, P.DirLoc, {dirName(P)});
         continue;
       }
     } else {
@@ -320,16 +318,14 @@ std::vector<Lowerer::Work> Lowerer::associate() {
               SM.isBeforeInTranslationUnit(C.Begin, P.End))
             Inside = true;
         if (Inside) {
-          error(P.DirLoc, "a macro that holds _Pragma(\"" + P.Namespace + " " + P.DirSpelling +
-                              " ...\") must expand to that _Pragma alone");
+          report(DiagId::PragmaOperatorMacro, P.DirLoc, {P.Namespace + " " + P.DirSpelling});
           continue;
         }
       }
       W.C = following(P);
       bool WantsDecl = P.Dir->Kind == DirectiveKind::Task;
       if (!W.C && WantsDecl && insideTemplateHead(P)) {
-        error(P.DirLoc, dirName(P) + " goes before 'template <...>', not between the template "
-                                     "head and the function");
+        report(DiagId::InsideTemplateHead, P.DirLoc, {dirName(P)});
         continue;
       }
       if (W.C && WantsDecl) {
@@ -342,40 +338,32 @@ std::vector<Lowerer::Work> Lowerer::associate() {
             if (auto *F = dyn_cast<FunctionDecl>(D))
               Local = F;
         if (Local) {
-          error(P.DirLoc, "a task pragma on a function declared inside a function is not "
-                          "supported: declare '" + Local->getNameAsString() +
-                              "' with its pragma at " + (CPP ? "namespace" : "file") +
-                              " scope (its calls after that are tasks)");
+          report(DiagId::LocalFunctionTask, P.DirLoc,
+                 {Local->getNameAsString(), CPP ? "namespace" : "file"});
           continue;
         }
       }
       if (!W.C || (W.C->FD && !WantsDecl)) {
-        error(P.DirLoc, dirName(P) + (WantsDecl ? " must be followed by a function "
-                                                  "declaration or a statement"
-                                                : " must be followed by a statement"));
+        report(WantsDecl ? DiagId::TaskWithoutFollower : DiagId::StatementWithoutFollower,
+               P.DirLoc, {dirName(P)});
         continue;
       }
       const Clause *Implements = W.Target ? W.Target->find(ClauseKind::Implements) : nullptr;
       // In a header: declarations (kernels, and functions defined in a source file).
       if (InHeader && !W.C->FD) {
-        error(P.DirLoc, "in an included file, a task pragma applies to function declarations "
-                        "only (inline tasks are lowered in source files)");
+        report(DiagId::HeaderInlineTask, P.DirLoc);
         continue;
       }
       if (InHeader && W.C->FD->doesThisDeclarationHaveABody()) {
-        error(P.DirLoc, "in an included file, a task pragma on a function definition is not "
-                        "lowered yet: declare '" + W.C->FD->getNameAsString() +
-                            "' with its pragma there and define it in a source file");
+        report(DiagId::HeaderDefinition, P.DirLoc, {W.C->FD->getNameAsString()});
         continue;
       }
       if (Implements && !W.C->FD) {
-        error(Implements->Loc, "'implements' applies to a function declaration (a version of "
-                               "a function task), not to an inline task");
+        report(DiagId::ImplementsInlineTask, Implements->Loc);
         continue;
       }
       if (W.Target && !W.C->FD) {
-        error(W.Target->DirLoc, "'#pragma " + P.Namespace + " target' applies to function "
-                                "declarations only");
+        report(DiagId::TargetInlineTask, W.Target->DirLoc, {P.Namespace});
         continue;
       }
     }
@@ -422,10 +410,7 @@ void Lowerer::nameHeaderKernel(const FunctionDecl *FD) {
     if (L.isMacroID() && SM.isMacroArgExpansion(L))
       L = SM.getSpellingLoc(L);
     if (L.isMacroID() || !SM.isWrittenInMainFile(L) || R.Ambiguous) {
-      error(SM.getExpansionLoc(R.NameLoc),
-            "kernel task '" + Name + "' is declared in an included file, so each source file "
-            "calls a wrapper of its own: name it in the source file itself, not in a macro "
-            "body, an included file or an overloaded call in a template");
+      report(DiagId::HeaderKernelUse, SM.getExpansionLoc(R.NameLoc), {Name});
       continue;
     }
     if (Done.insert(SM.getFileOffset(L)).second)

@@ -230,17 +230,15 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   Stmt *S = Cand.S;
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
-    return error(Task.DirLoc, "inline tasks inside lambdas are not supported yet");
+    return report(DiagId::InlineTaskInLambda, Task.DirLoc);
   if (isa<DeclStmt>(S))
-    return error(Task.DirLoc, "a task cannot apply to a declaration: put the statement in a "
-                              "block");
+    return report(DiagId::TaskOnDeclaration, Task.DirLoc);
   {
     JumpFinder JF;
     JF.TraverseStmt(S);
     if (JF.Found)
-      return error(JF.Found->getBeginLoc(), std::string(isa<ReturnStmt>(JF.Found) ? "'return'"
-                                                                                 : "'goto'") +
-                                                " cannot leave a task");
+      return report(DiagId::JumpOutOfTask, JF.Found->getBeginLoc(),
+                    {isa<ReturnStmt>(JF.Found) ? "'return'" : "'goto'"});
   }
 
   SourceLocation Begin, End;
@@ -329,27 +327,25 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     else if (Default == "shared")
       Cap.How = Sharing::Shared;
     else if (Default == "none") {
-      error(Task.DirLoc, "variable '" + N + "' must be listed in a data-sharing clause "
-                         "(default(none))");
+      report(DiagId::DefaultNone, Task.DirLoc, {N});
       OK = false;
       continue;
     }
     QualType T = V->getType();
     if (T->isVariablyModifiedType()) {
-      error(Task.DirLoc, "variable '" + N + "' has a variably modified type; inline tasks "
-                         "cannot capture it yet (use a pointer)");
+      report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
       OK = false;
       continue;
     }
     if (!CPP) // C++ spells the captured types with decltype, inside the function
       OK &= checkLocalType(T.getNonReferenceType(), Task.DirLoc, N);
     if (Cap.How == Sharing::Private && (T->isReferenceType() || T.isConstQualified())) {
-      error(Task.DirLoc, "private variable '" + N + "' cannot be a reference or const");
+      report(DiagId::PrivateReference, Task.DirLoc, {N});
       OK = false;
     }
     if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
         !T.getNonReferenceType().isTriviallyCopyableType(Ctx)) {
-      error(Task.DirLoc, "firstprivate array '" + N + "' must be trivially copyable");
+      report(DiagId::FirstprivateArray, Task.DirLoc, {N});
       OK = false;
     }
     Caps.push_back(Cap);
@@ -376,8 +372,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
           continue;
         if (L.isMacroID()) {
           if (!SM.isMacroArgExpansion(L)) {
-            error(L, "variable '" + Name + "' is used through a macro body inside a C inline "
-                     "task; pass it as a macro argument");
+            report(DiagId::SharedInMacroBody, L, {Name});
             OK = false;
             continue;
           }
@@ -397,14 +392,12 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     ThisFinder TF;
     TF.TraverseStmt(S);
     if (TF.Lambda)
-      return error(TF.Lambda->getBeginLoc(), "lambdas that capture 'this' inside an inline "
-                                             "task are not supported yet");
+      return report(DiagId::LambdaCapturesThis, TF.Lambda->getBeginLoc());
     for (CXXThisExpr *E : TF.Uses) {
       SourceLocation L = E->getLocation();
       if (L.isMacroID()) {
         if (!SM.isMacroArgExpansion(L))
-          return error(L, "'this' is used through a macro body inside an inline task; pass "
-                          "it as a macro argument");
+          return report(DiagId::ThisInMacroBody, L);
         L = SM.getSpellingLoc(L);
       }
       if (!ThisEdits.insert(L.getRawEncoding()).second)

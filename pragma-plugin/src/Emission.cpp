@@ -123,10 +123,10 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
         L = (S.Second.size() == 1 ? spellTokens(S.Second) : "(" + spellTokens(S.Second) + ")") +
             " + " + std::to_string(1 - *S.ConstLower);
       std::string Offset = std::to_string(0ULL - (unsigned long long)*S.ConstLower);
-      Check.Diags->error(S.Lower.front().Loc,
-                         D.Written + ": " +
-                             sectionStartMessage(I, D.Sections.size(), Kind, D.BaseText,
-                                                 std::to_string(*S.ConstLower), Offset, L));
+      Check.Diags->report(DiagId::ConstantItem, S.Lower.front().Loc,
+                          {D.Written, sectionStartMessage(I, D.Sections.size(), Kind, D.BaseText,
+                                                          std::to_string(*S.ConstLower), Offset,
+                                                          L)});
     }
     if (S.ConstLower) // not negative, or an error above
       continue;
@@ -393,8 +393,7 @@ bool Lowerer::fileModule(const Clause &File, std::string &Module) {
   }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf) {
-    error(Loc, "cannot read the kernel file '" + std::string(Path) +
-                   "': " + Buf.getError().message());
+    report(DiagId::CannotReadKernelFile, Loc, {std::string(Path), Buf.getError().message()});
     return false;
   }
   Module = "nanort_file_module_" + std::to_string(FileModules.size() + 1);
@@ -415,8 +414,7 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   const Clause *On = P.find(ClauseKind::On);
   bool NoFlush = P.find(ClauseKind::Noflush) != nullptr;
   if (On && NoFlush) {
-    error(P.DirLoc, "'noflush' cannot be combined with 'on' (taskwait on flushes only the "
-                    "named data)");
+    report(DiagId::NoflushWithOn, P.DirLoc);
     return;
   }
   Code C(SM);
@@ -662,9 +660,8 @@ void Lowerer::lowerCritical(const Pragma &P, const Candidate &C) {
   JumpFinder JF;
   JF.TraverseStmt(C.S);
   if (JF.Found)
-    return error(JF.Found->getBeginLoc(), std::string(isa<ReturnStmt>(JF.Found) ? "'return'"
-                                                                               : "'goto'") +
-                                              " cannot leave a critical region");
+    return report(DiagId::JumpOutOfCritical, JF.Found->getBeginLoc(),
+                  {isa<ReturnStmt>(JF.Found) ? "'return'" : "'goto'"});
   std::string Lock =
       P.CriticalName.empty() ? "nanort_critical_lock" : "nanort_critical_lock_" + P.CriticalName;
   CriticalNames.insert(Lock);
@@ -697,10 +694,9 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
     }
   }
   if (!LHS)
-    return error(P.DirLoc, "'#pragma " + P.Namespace + " atomic' applies to 'x op= expr;', "
-                           "'x++;', '++x;', 'x--;' or '--x;'");
+    return report(DiagId::AtomicForm, P.DirLoc, {P.Namespace});
   if (!LHS->getType()->isScalarType())
-    return error(P.DirLoc, "the target of an atomic update must have a scalar type");
+    return report(DiagId::AtomicScalar, P.DirLoc);
   auto Txt = [&](Expr *X) {
     // The rewritten text: a C inline task around may have replaced shared variables.
     CharSourceRange R = SM.getExpansionRange(X->getSourceRange());

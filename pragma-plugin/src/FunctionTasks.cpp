@@ -102,29 +102,28 @@ SourceLocation Lowerer::addSourceKernel(const Pragma &Task) {
 void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                                 SourceLocation &PreludeAt) {
   std::string Name = FD->getNameAsString();
-  auto Fail = [&](const std::string &M) { error(Task.DirLoc, M); };
+  auto Fail = [&](DiagId Id, const DiagArgs &Args = {}) { report(Id, Task.DirLoc, Args); };
   if (FD->isMain())
-    return Fail("'main' cannot be a task");
+    return Fail(DiagId::MainTask);
   if (!FD->getReturnType()->isVoidType())
-    return Fail("function task '" + Name + "' must return void");
+    return Fail(DiagId::TaskNotVoid, {Name});
   if (FD->isVariadic())
-    return Fail("function task '" + Name + "' cannot be variadic");
+    return Fail(DiagId::TaskVariadic, {Name});
   auto *Method = dyn_cast<CXXMethodDecl>(FD);
   bool Instance = Method && Method->isInstance();
   if (Method && Method->isVirtual())
-    return Fail("virtual member functions cannot be tasks yet");
+    return Fail(DiagId::VirtualTask);
   if (Method && Method->getRefQualifier() != RQ_None)
-    return Fail("ref-qualified member functions cannot be tasks yet");
+    return Fail(DiagId::RefQualifiedTask);
   FunctionTemplateDecl *Template = FD->getDescribedFunctionTemplate();
   if (FD->isTemplated() && !Template && !Method)
-    return Fail("functions inside templates as tasks are not supported yet");
+    return Fail(DiagId::TemplatedTask);
   if (FD->getQualifier() && !Method)
-    return Fail("a task pragma on a qualified name is not supported yet; put it on the "
-                "declaration inside the namespace");
+    return Fail(DiagId::QualifiedTask);
   if (!FD->hasWrittenPrototype() && !CPP)
-    return Fail("function task '" + Name + "' needs a prototype");
+    return Fail(DiagId::TaskWithoutPrototype, {Name});
   if (!FD->getDeclName().isIdentifier())
-    return Fail("operators and conversion functions cannot be tasks");
+    return Fail(DiagId::OperatorTask);
   for (const char *K : {"shared", "private", "firstprivate", "default"})
     if (const Clause *Cl = [&]() -> const Clause * {
           for (const Clause &X : Task.Clauses)
@@ -132,8 +131,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
               return &X;
           return nullptr;
         }())
-      return error(Cl->Loc, "data-sharing clauses apply to inline tasks only (the parameters "
-                            "of a function task are its private copies)");
+      return report(DiagId::FunctionTaskSharing, Cl->Loc);
 
   // Single-source OpenCL: the private parse saw the kernel's declaration only.
   bool SingleSource = Task.KernelClose.isValid();
@@ -141,9 +139,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   bool FromHeader = !SM.isWrittenInMainFile(Task.Begin);
   bool DefinedHere = Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()));
   if (FromHeader && Def && !DefinedHere)
-    return Fail("function task '" + Name + "' is defined in an included file, which is not "
-                "lowered yet: define it in a source file (the header keeps its declaration "
-                "with the pragma)");
+    return Fail(DiagId::HeaderFunctionBody, {Name});
   Devices Dev;
   // A declaration in a header may leave the smp body to the file that defines it.
   if (!checkDevices(Task, Target, FD, /*Version=*/FromHeader && !DefinedHere, Dev))
@@ -160,19 +156,18 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
   if (!Def && !Kernel)
-    return Fail("function task '" + Name + "' must be defined in this file, or declared with "
-                "its pragma in a header that the defining file includes");
+    return Fail(DiagId::TaskNotDefined, {Name});
   if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
-    return Fail("the definition of function task '" + Name + "' is not in this file");
+    return Fail(DiagId::DefinitionElsewhere, {Name});
   if (Def && Def->getLocation().isMacroID())
-    return Fail("the name of function task '" + Name + "' comes from a macro");
+    return Fail(DiagId::TaskNameFromMacro, {Name});
   for (ParmVarDecl *PV : FD->parameters()) {
     QualType T = PV->getType();
     if (T->isRValueReferenceType())
-      return Fail("rvalue reference parameters of task functions are not supported yet");
+      return Fail(DiagId::RvalueReferenceParameter);
     if (T->isVariablyModifiedType() &&
         (CPP || !T->isPointerType() || !T->getPointeeType()->isArrayType()))
-      return Fail("variably modified parameter types are not supported yet");
+      return Fail(DiagId::VariablyModifiedParameter);
   }
   std::vector<bool> Buffer = bufferParameters(Task, Target, FD);
   if (Cuda && !checkCudaParameters(Task, FD, Buffer))
@@ -231,7 +226,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     OutOfLine = D && D->isOutOfLine();
     if (OutOfLine) {
       if (D->isTemplated())
-        return Fail("out-of-line members of class templates as tasks are not supported yet");
+        return Fail(DiagId::OutOfLineTemplateMember);
       NestedNameSpecifierLoc Q = D->getQualifierLoc();
       std::string QText = Q ? text(Q.getBeginLoc(), Q.getEndLoc()) : std::string();
       Signature = std::string(FD->isInlineSpecified() ? "inline " : "") + "void " + QText +
@@ -246,11 +241,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string TemplateHead, TemplateArgs;
   if (Template) {
     if (Kernel)
-      return Fail("a kernel cannot be a template");
+      return Fail(DiagId::KernelTemplate);
     TemplateParameterList *TPL = Template->getTemplateParameters();
     for (NamedDecl *P : *TPL) {
       if (P->getName().empty())
-        return Fail("unnamed template parameters of a task function are not supported yet");
+        return Fail(DiagId::UnnamedTemplateParameter);
       TemplateArgs += (TemplateArgs.empty() ? "" : ", ") + P->getName().str() +
                       (P->isParameterPack() ? "..." : "");
     }
@@ -396,7 +391,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       SourceLocation E = SM.getExpansionRange(InClass->getEndLoc()).getEnd();
       SourceLocation Semi = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
       if (Semi.isInvalid())
-        return Fail("cannot find the end of the declaration of '" + Name + "' in its class");
+        return Fail(DiagId::MemberDeclarationEnd, {Name});
       RW.InsertTextAfter(Semi, std::string(" ") + (Method->isStatic() ? "static " : "") +
                                    "void " + Body + "(" + Params + ")" + Qualifiers + ";");
     }

@@ -150,7 +150,9 @@ private:
   std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
-  void error(SourceLocation L, const std::string &M) { Diags.error(L, M); }
+  void report(DiagId Id, SourceLocation L, const DiagArgs &Args = {}) {
+    Diags.report(Id, L, Args);
+  }
   std::string dirName(const Pragma &P) const {
     return "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
   }

@@ -57,8 +57,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD &&
         !TaskFunctions.insert(W.C->FD->getCanonicalDecl()).second) {
-      error(W.P->DirLoc, "function '" + W.C->FD->getNameAsString() +
-                             "' already has a task pragma");
+      report(DiagId::TaskTwice, W.P->DirLoc, {W.C->FD->getNameAsString()});
       W.Skip = true;
     }
 

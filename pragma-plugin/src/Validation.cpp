@@ -16,14 +16,12 @@ bool Lowerer::checkLocalType(QualType T, SourceLocation Use, const std::string &
   for (int Guard = 0; Guard < 16 && !T.isNull(); ++Guard) {
     if (const auto *TT = T->getAs<TypedefType>())
       if (TT->getDecl()->getDeclContext()->isFunctionOrMethod()) {
-        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
-                   "tasks cannot capture it yet");
+        report(DiagId::LocalType, Use, {Var});
         return false;
       }
     if (const TagDecl *TD = T->getAsTagDecl())
       if (TD->getDeclContext()->isFunctionOrMethod()) {
-        error(Use, "variable '" + Var + "' has a type declared inside the function; inline "
-                   "tasks cannot capture it yet");
+        report(DiagId::LocalType, Use, {Var});
         return false;
       }
     if (T->isPointerType() || T->isReferenceType())
@@ -42,8 +40,8 @@ bool Lowerer::checkLocalType(QualType T, SourceLocation Use, const std::string &
 bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                            bool Version, Devices &Dev) {
   std::string Name = FD->getNameAsString();
-  auto Fail = [&](SourceLocation L, const std::string &M) {
-    error(L, M);
+  auto Fail = [&](DiagId Id, SourceLocation L, const DiagArgs &Args = {}) {
+    report(Id, L, Args);
     return false;
   };
   // The devices, in the order written: the runtime runs the task on the first one present.
@@ -55,7 +53,7 @@ bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDec
       for (size_t I = 0; I < Cl->Words.size(); ++I) {
         const std::string &D = Cl->Words[I];
         if (std::find(Dev.List.begin(), Dev.List.end(), D) != Dev.List.end())
-          return Fail(Cl->WordLocs[I], "device '" + D + "' appears twice in 'device'");
+          return Fail(DiagId::DeviceTwice, Cl->WordLocs[I], {D});
         Dev.List.push_back(D);
       }
     }
@@ -75,19 +73,15 @@ bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDec
   if (Target) {
     const Clause *Nd = Target->find(ClauseKind::Ndrange);
     if (OpenCL && !Nd)
-      return Fail(Target->DirLoc, "a device(opencl) kernel needs an 'ndrange' clause");
+      return Fail(DiagId::OpenCLWithoutNdrange, Target->DirLoc);
     if (Cuda && !Nd)
-      return Fail(Target->DirLoc, "a device(cuda) kernel needs an 'ndrange' clause (its "
-                                  "grid and block sizes)");
+      return Fail(DiagId::CudaWithoutNdrange, Target->DirLoc);
     for (const Clause &Cl : Target->Clauses) {
       if (Cl.Info->Kind == ClauseKind::File && !OpenCL)
-        return Fail(Cl.Loc, Cuda ? "clause 'file' needs device(opencl) (CUDA kernels come "
-                                   "from the .cu files given to nanocc or nanocxx)"
-                                 : "clause 'file' needs device(opencl)");
+        return Fail(Cuda ? DiagId::FileWithCuda : DiagId::FileWithoutOpenCL, Cl.Loc);
       if (!Kernel && (Cl.Info->Kind == ClauseKind::Ndrange ||
                       Cl.Info->Kind == ClauseKind::Shmem || Cl.Info->Kind == ClauseKind::Name))
-        return Fail(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
-                                "' needs device(opencl) or device(cuda)");
+        return Fail(DiagId::LaunchWithoutKernel, Cl.Loc, {Cl.Info->Spelling});
     }
     if (const Clause *NameCl = Target->find(ClauseKind::Name))
       Dev.KernelName = NameCl->Words[0];
@@ -99,33 +93,24 @@ bool Lowerer::checkDevices(const Pragma &Task, const Pragma *Target, FunctionDec
           (D[0].Text == "1" || D[0].Text == "2" || D[0].Text == "3"))
         Dims = D[0].Text[0] - '0';
       if (!Dims)
-        return Fail(D[0].Loc, "the first argument of 'ndrange' is the number of dimensions: "
-                              "1, 2 or 3");
+        return Fail(DiagId::NdrangeDimensions, D[0].Loc);
       size_t Got = Nd->Args.size() - 1;
       if (Got != Dims && Got != 2 * Dims)
-        return Fail(Nd->Loc, "ndrange(" + std::to_string(Dims) + ", ...) takes " +
-                                 std::to_string(Dims) + " global sizes and optionally " +
-                                 std::to_string(Dims) + " local sizes; got " +
-                                 std::to_string(Got) + " arguments after the dimensions");
+        return Fail(DiagId::NdrangeArity, Nd->Loc,
+                    {std::to_string(Dims), std::to_string(Got)});
     }
   }
   FunctionDecl *Def = FD->getDefinition();
   if (Cuda && !Smp && Def)
-    return Fail(Task.DirLoc, "a device(cuda) task must be a kernel declaration without a body "
-                             "(the kernel is compiled by nvcc from a .cu file given to nanocc "
-                             "or nanocxx)");
+    return Fail(DiagId::CudaWithBody, Task.DirLoc);
   if (OpenCL && !Smp && Def)
-    return Fail(Task.DirLoc, "a device(opencl) task must be a kernel declaration without a "
-                             "body, or a '__kernel' function defined in this file (its body "
-                             "is OpenCL C)");
+    return Fail(DiagId::OpenCLWithBody, Task.DirLoc);
   if (Kernel && isa<CXXMethodDecl>(FD))
-    return Fail(Task.DirLoc, "a member function cannot have a device(" + KernelDevice +
-                                 ") version");
+    return Fail(DiagId::MemberKernel, Task.DirLoc, {KernelDevice});
   if (Kernel && Smp && !Def && !Version)
-    return Fail(Task.DirLoc, "device(smp) needs the body of '" + Name +
-                                 "' in this file (its smp version)");
+    return Fail(DiagId::SmpWithoutBody, Task.DirLoc, {Name});
   if (Task.KernelClose.isValid() && Dev.File)
-    return Fail(Dev.File->Loc, "a kernel defined in this file takes no 'file' clause");
+    return Fail(DiagId::SourceKernelFile, Dev.File->Loc);
   return true;
 }
 
@@ -152,15 +137,12 @@ bool Lowerer::checkCudaParameters(const Pragma &Task, FunctionDecl *FD,
     SourceLocation L = PV->getLocation().isValid() ? PV->getLocation() : Task.DirLoc;
     QualType T = PV->getType();
     if (T->isReferenceType()) {
-      error(L, "a device(cuda) kernel cannot take a reference parameter");
+      report(DiagId::CudaReference, L);
       return false;
     }
     if (T->isPointerType() && !Buffer[I]) {
-      error(L, "pointer parameter" +
-                   (PV->getName().empty() ? std::string() : " '" + PV->getName().str() + "'") +
-                   " of a device(cuda) kernel must be named in a dependence or copy clause "
-                   "(CUDA kernels get buffers only; dynamic shared memory is given with "
-                   "'shmem' and declared 'extern __shared__' in the kernel)");
+      report(DiagId::CudaPointer, L,
+             {PV->getName().empty() ? std::string() : " '" + PV->getName().str() + "'"});
       return false;
     }
   }

@@ -109,11 +109,11 @@ std::string Lowerer::launchClause(const Pragma *Target, ClauseKind Kind,
 void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionDecl *G) {
   const Clause *Impl = Target.find(ClauseKind::Implements);
   std::string FName = Impl->Words[0], GName = G->getNameAsString();
-  auto Fail = [&](const std::string &M) { error(Impl->Loc, M); };
+  auto Fail = [&](DiagId Id, const DiagArgs &Args = {}) { report(Id, Impl->Loc, Args); };
   if (isa<CXXMethodDecl>(G) || G->isTemplated())
-    return Fail("versions of member functions and function templates are not supported yet");
+    return Fail(DiagId::MemberVersion);
   if (!G->getLexicalDeclContext()->getRedeclContext()->isFileContext())
-    return Fail("a version must be declared at file or namespace scope");
+    return Fail(DiagId::LocalVersion);
   // f: the innermost scope around G that declares a function of that name; among overloads,
   // the function task.
   FunctionDecl *F = nullptr;
@@ -132,44 +132,37 @@ void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionD
     }
   }
   if (!Declared)
-    return Fail("no function '" + FName + "' is declared: 'implements' names the function " +
-                "task that '" + GName + "' is a version of");
+    return Fail(DiagId::ImplementsUndeclared, {FName, GName});
   if (!F)
-    return Fail("'" + FName + "' is not a function task: 'implements' names a function with a "
-                "'#pragma " + Task.Namespace + " task' of its own");
+    return Fail(DiagId::ImplementsNotTask, {FName, Task.Namespace});
   if (F == G->getCanonicalDecl())
-    return Fail("'" + GName + "' cannot implement itself: 'implements' names the function task "
-                "that this one is a version of");
+    return Fail(DiagId::ImplementsItself, {GName});
   const FunctionTask &FT = FunctionTasks[F];
   if (const Clause *Up = FT.Target ? FT.Target->find(ClauseKind::Implements) : nullptr)
-    return Fail("'" + FName + "' is itself a version (of '" + Up->Words[0] +
-                "'): name the function task that it implements");
+    return Fail(DiagId::ImplementsVersion, {FName, Up->Words[0]});
   if (isa<CXXMethodDecl>(F) || F->isTemplated())
-    return Fail("versions of member functions and function templates are not supported yet");
+    return Fail(DiagId::MemberVersion);
 
   // The same signature: the same argument block serves every implementation.
-  std::string Cannot = "'" + GName + "' cannot implement '" + FName + "': ";
   if (!CPP && !G->hasWrittenPrototype())
-    return Fail(Cannot + "it needs a prototype");
+    return Fail(DiagId::VersionWithoutPrototype, {GName, FName});
   if (!G->getReturnType()->isVoidType() || G->isVariadic())
-    return Fail(Cannot + "a version returns void and takes no variable arguments");
+    return Fail(DiagId::VersionNotVoid, {GName, FName});
   if (G->getNumParams() != F->getNumParams())
-    return Fail(Cannot + "it has " + std::to_string(G->getNumParams()) + " parameters and '" +
-                FName + "' has " + std::to_string(F->getNumParams()));
+    return Fail(DiagId::VersionArity, {GName, FName, std::to_string(G->getNumParams()),
+                                       std::to_string(F->getNumParams())});
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     QualType TF = F->getParamDecl(I)->getType(), TG = G->getParamDecl(I)->getType();
     if (!sameTypesIgnoringAddressSpaces(TF, TG))
-      return Fail(Cannot + "parameter " + std::to_string(I + 1) + " has type '" +
-                  TG.getAsString(Policy) + "' here and '" + TF.getAsString(Policy) + "' in '" +
-                  FName + "'");
+      return Fail(DiagId::VersionParameterType,
+                  {GName, FName, std::to_string(I + 1), TG.getAsString(Policy),
+                   TF.getAsString(Policy)});
   }
 
   // The task's clauses are f's: a version may repeat its dependences and copies, nothing else.
   for (const Clause &Cl : Task.Clauses)
     if (!isDataClause(Cl.Info->Kind))
-      return error(Cl.Loc, std::string("clause '") + Cl.Info->Spelling +
-                               "' does not apply to a version: calls of '" + FName +
-                               "' make the task, with the clauses of its pragma");
+      return report(DiagId::VersionClause, Cl.Loc, {Cl.Info->Spelling, FName});
   std::vector<std::string> Mine = dataClauses(Task, &Target, G);
   if (!Mine.empty() && Mine != dataClauses(*FT.Task, FT.Target, FT.FD)) {
     SourceLocation L = Task.DirLoc;
@@ -177,9 +170,7 @@ void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionD
       for (const Clause &Cl : P->Clauses)
         if (isDataClause(Cl.Info->Kind) && L == Task.DirLoc)
           L = Cl.Loc;
-    return error(L, "the dependences and copies of '" + GName + "' differ from those of '" +
-                        FName + "': a version has those of the task it implements (parameter "
-                        "names aside), or none");
+    return report(DiagId::VersionDataClauses, L, {GName, FName});
   }
 
   Version V{&Task, &Target, G, {}};
@@ -199,8 +190,7 @@ void Lowerer::resolveVersion(const Pragma &Task, const Pragma &Target, FunctionD
                   (Def && SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc()))) ||
                   (!Def && KernelOnly);
   if (!TaskHere && SM.isWrittenInMainFile(Task.Begin))
-    return Fail("function task '" + FName + "' is defined in another file, which makes its "
-                "task: declare this version where that file sees it (in a header it includes)");
+    return Fail(DiagId::VersionOfOtherFile, {FName});
   TaskOfVersion[G->getCanonicalDecl()] = F;
   if (TaskHere)
     VersionsOf[F].push_back(V);
@@ -223,10 +213,8 @@ void Lowerer::checkVersionLaunches() {
           FirstName = V.FD->getNameAsString();
         } else if (Mine != First) {
           const Clause *Cl = V.Target->find(Kind);
-          error(Cl->Loc, std::string("clause '") + Cl->Info->Spelling + "' of '" +
-                             V.FD->getNameAsString() + "' differs from that of '" + FirstName +
-                             "': a task has one index space for all its kernels (parameter "
-                             "names aside)");
+          report(DiagId::VersionLaunch, Cl->Loc,
+                 {Cl->Info->Spelling, V.FD->getNameAsString(), FirstName});
         }
       }
     }
@@ -243,9 +231,8 @@ void Lowerer::checkVersionUses() {
     if (It == TaskOfVersion.end() || !SM.isWrittenInMainFile(L) ||
         !Reported.insert(SM.getFileOffset(L)).second)
       continue;
-    error(L, "'" + E->getDecl()->getNameAsString() + "' is a version of function task '" +
-                 It->second->getNameAsString() + "': call '" + It->second->getNameAsString() +
-                 "', whose task runs one of its versions");
+    report(DiagId::VersionUse, L,
+           {E->getDecl()->getNameAsString(), It->second->getNameAsString()});
   }
 }
 
@@ -274,10 +261,8 @@ bool Lowerer::placeAfterVersions(const FunctionDecl *Place, const std::vector<Ve
     bool SameScope = (isa<TranslationUnitDecl>(There) || isa<NamespaceDecl>(There)) &&
                      There->Equals(Place->getLexicalDeclContext()->getRedeclContext());
     if (!SM.isWrittenInMainFile(End) || !SameScope || After.isInvalid()) {
-      error(V.Target->find(ClauseKind::Implements)->Loc,
-            "'" + V.FD->getNameAsString() + "' is declared after '" + Place->getNameAsString() +
-                "', in another scope or file: declare it before '" + Place->getNameAsString() +
-                "' (the code that makes the task calls its smp version)");
+      report(DiagId::VersionDeclaredAfter, V.Target->find(ClauseKind::Implements)->Loc,
+             {V.FD->getNameAsString(), Place->getNameAsString()});
       return false;
     }
     if (SM.isBeforeInTranslationUnit(At, After))
