@@ -11,6 +11,8 @@ using namespace clang;
 namespace nanort {
 namespace lowering {
 
+namespace {
+
 // Uses of 'this' in a task body, and a lambda there that captures it.
 class ThisFinder : public RecursiveASTVisitor<ThisFinder> {
 public:
@@ -210,6 +212,8 @@ std::optional<Sharing> dependenceSharing(const Pragma &Task, const VarDecl *V) {
     return Sharing::Shared;
   return Sharing::Firstprivate;
 }
+
+} // namespace
 
 void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
                              SourceLocation &End) const {
