@@ -1,4 +1,4 @@
-//===- Grammar.cpp - The directive and clause tables ----------------------===//
+//===- Grammar.cpp - The directive and clause tables -------------------------===//
 #include "Grammar.h"
 
 #include "llvm/ADT/SmallVector.h"

@@ -1,4 +1,4 @@
-//===- Grammar.h - The accepted pragma grammar, as data -------------------===//
+//===- Grammar.h - The accepted pragma grammar, as data ----------------------===//
 //
 // Every directive and clause the plugin knows, what kind of argument each clause takes and
 // on which directives it may appear. The parser (Pragma.cpp) and the diagnostics read these

@@ -1,4 +1,4 @@
-//===- Lowering.cpp - From recorded pragmas to rewritten source -----------===//
+//===- Lowering.cpp - From recorded pragmas to rewritten source -------------===//
 //
 // Lowerer::run coordinates the lowering of one file: it finds what each pragma applies to,
 // checks and lowers each construct, inner ones first, and puts the prelude before the first

@@ -1,4 +1,4 @@
-//===- Lowering.h - From recorded pragmas to rewritten source -------------===//
+//===- Lowering.h - From recorded pragmas to rewritten source ---------------===//
 #ifndef NANORT_PLUGIN_LOWERING_H
 #define NANORT_PLUGIN_LOWERING_H
 

@@ -1,4 +1,4 @@
-//===- Plugin.cpp - The nanort pragma plugin for Clang 19 -----------------===//
+//===- Plugin.cpp - The nanort pragma plugin for Clang 19 --------------------===//
 //
 // An AddBeforeMainAction plugin. Before the real compile starts, it parses the main file in
 // a private CompilerInstance (syntax only) with its own '#pragma omp' and '#pragma oss'

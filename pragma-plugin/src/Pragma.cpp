@@ -1,4 +1,4 @@
-//===- Pragma.cpp - Parsing clause tokens against the grammar tables ------===//
+//===- Pragma.cpp - Parsing clause tokens against the grammar tables --------===//
 #include "Pragma.h"
 
 #include "clang/Basic/SourceManager.h"

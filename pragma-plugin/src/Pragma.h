@@ -1,4 +1,4 @@
-//===- Pragma.h - A recorded pragma and its parsed clauses ----------------===//
+//===- Pragma.h - A recorded pragma and its parsed clauses -------------------===//
 //
 // The pragma handler records each '#pragma omp|oss ...' as tokens (macros not expanded: the
 // lowered source spells clause expressions as the user wrote them, so that the real compile
