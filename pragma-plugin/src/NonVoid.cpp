@@ -1,5 +1,6 @@
 //===- NonVoid.cpp - Function tasks that return a value ---------------------===//
 #include "NonVoid.h"
+#include "LowererImpl.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -147,15 +148,13 @@ const char *resultOperator(int Op) {
   return Spelling[Op - ResultAssign];
 }
 
-std::string resultTypeProblem(const FunctionDecl *FD) {
+std::optional<DiagId> resultTypeProblem(const FunctionDecl *FD) {
   QualType R = FD->getReturnType();
-  std::string Name = "function task '" + FD->getNameAsString() + "'";
   if (R->getContainedDeducedType())
-    return Name + " has a deduced return type: write the type it returns";
+    return DiagId::TaskResultDeduced;
   if (R->isReferenceType())
-    return Name + " returns a reference, which its task cannot deliver: return a value or a "
-                  "pointer";
-  return "";
+    return DiagId::TaskResultReference;
+  return std::nullopt;
 }
 
 std::vector<ResultUse> findResultUses(ASTContext &Ctx, const FunctionDecl *FD,
@@ -380,4 +379,113 @@ bool rewriteResultUse(Rewriter &RW, const ResultUse &U, const std::string &Into,
   return true;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The lowering's part: which functions and calls, and the Into functions' declarations.
+namespace lowering {
+
+// The function that makes a non-void function task's task and says where its result goes
+// (NonVoid.h): static void Into(T *nanort_dst, [void *nanort_slot,] int nanort_op, params).
+std::string Lowerer::intoSignature(const FunctionDecl *FD, const std::string &Into,
+                                   const std::vector<std::string> &PNames) const {
+  std::string S = "static void " + Into + "(" +
+                  decl(Ctx.getPointerType(FD->getReturnType().getUnqualifiedType()),
+                       "nanort_dst") +
+                  (CPP ? ", void *nanort_slot" : "") + ", int nanort_op";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    S += ", " + decl(FD->getParamDecl(I)->getType(), PNames[I]);
+  return S + ")";
+}
+
+// The calls of a non-void function task that need not wait for its result call its Into
+// function instead (NonVoid.h), which is declared after the first declaration of the function
+// in this file. Only for functions at file scope, defined in this file, that run on the host
+// alone (member functions, templates and the rest keep waiting wrappers).
+void Lowerer::planResultUses(const Pragma *Target, FunctionDecl *FD) {
+  if (FD->getReturnType()->isVoidType() || resultTypeProblem(FD) ||
+      FD->getReturnType()->isDependentType() || isa<CXXMethodDecl>(FD) || FD->isTemplated() ||
+      FD->isVariadic() || !FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      (CPP && FD->isExternC()) || (!CPP && !noArguments(FD)) ||
+      !FD->getDeclName().isIdentifier() || VersionsOf.count(FD->getCanonicalDecl()))
+    return;
+  if (Target)
+    for (const Clause &Cl : Target->Clauses)
+      if (Cl.Info->Kind == ClauseKind::Device)
+        for (const std::string &W : Cl.Words)
+          if (W != "smp")
+            return;
+  FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())) ||
+      Def->getLocation().isMacroID())
+    return;
+  for (ParmVarDecl *PV : FD->parameters())
+    if (PV->getType()->isVariablyModifiedType() || PV->getType()->isRValueReferenceType())
+      return;
+  // The first declaration in this file: the Into function is declared after it (before it,
+  // when it is the definition).
+  FunctionDecl *First = nullptr;
+  for (FunctionDecl *R : FD->redecls()) {
+    SourceLocation B = R->getBeginLoc();
+    if (B.isMacroID() || !SM.isWrittenInMainFile(B) || R->getLocation().isMacroID())
+      continue;
+    if (!First || SM.isBeforeInTranslationUnit(B, First->getBeginLoc()))
+      First = R;
+  }
+  if (!First)
+    return;
+  SourceLocation From;
+  std::string Name = FD->getNameAsString(), Into = "nanort_into_" + Name;
+  for (unsigned K = 2; WrapperNames.count(Into); ++K)
+    Into = "nanort_into_" + Name + "_" + std::to_string(K);
+  std::vector<std::string> PNames;
+  for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+    ParmVarDecl *PV = FD->getParamDecl(I);
+    PNames.push_back(PV->getName().empty() ? "nanort_p" + std::to_string(I)
+                                           : PV->getName().str());
+  }
+  std::string Proto = intoSignature(FD, Into, PNames) + ";";
+  if (First->doesThisDeclarationHaveABody()) {
+    From = First->getBeginLoc();
+    RW.InsertTextBefore(From, Proto + Code::marker(SM, From));
+  } else {
+    SourceLocation End = First->getEndLoc();
+    SourceLocation Semi = Lexer::findLocationAfterToken(End, tok::semi, SM, LO, false);
+    if (Semi.isInvalid())
+      return;
+    From = Semi;
+    RW.InsertTextAfter(Semi, " " + Proto);
+  }
+  WrapperNames.insert(Into);
+  ResultPlan &Plan = ResultPlans[FD->getCanonicalDecl()];
+  Plan.Into = Into;
+  Plan.From = From;
+  for (const ResultUse &U : findResultUses(Ctx, FD, From))
+    if (rewriteResultUse(RW, U, Into, CPP)) {
+      Plan.Ops.insert(U.Op);
+      ResultCalls.insert(U.Call);
+    }
+}
+
+// The statements that call non-void function tasks several times make those tasks together,
+// then wait (NonVoid.h), where each Into function is declared before the statement.
+void Lowerer::planJointCalls(const std::vector<SourceRange> &Outside) {
+  std::set<const FunctionDecl *> Of;
+  for (const auto &E : ResultPlans)
+    Of.insert(E.first);
+  unsigned Joint = 0;
+  for (const JointCalls &J : findJointCalls(Ctx, Of, ResultCalls, Outside)) {
+    bool Declared = true;
+    for (const CallExpr *E : J.Calls)
+      Declared &= SM.isBeforeInTranslationUnit(
+          ResultPlans[E->getDirectCallee()->getCanonicalDecl()].From, J.S->getBeginLoc());
+    if (!Declared ||
+        !rewriteJointCalls(
+            RW, J, [&](const FunctionDecl *F) { return ResultPlans[F->getCanonicalDecl()].Into; },
+            Policy, CPP, Joint))
+      continue;
+    UsesOptional |= CPP;
+    ResultPreludes.push_back(topLevelStart(const_cast<FunctionDecl *>(J.Enclosing)));
+  }
+}
+
+} // namespace lowering
 } // namespace nanort

@@ -18,10 +18,13 @@
 #ifndef NANORT_PLUGIN_NONVOID_H
 #define NANORT_PLUGIN_NONVOID_H
 
+#include "Diagnostics.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,9 +37,10 @@ enum : int { ResultDrop = 0, ResultWait = 1, ResultAssign = 2 };
 // The operator of a result code from ResultAssign on ("=", "+=", ...).
 const char *resultOperator(int Op);
 
-// Why a function task cannot return what it returns, or empty: references and deduced types
-// (the task stores the value; a reference would dangle, a deduced type is not known yet).
-std::string resultTypeProblem(const clang::FunctionDecl *FD);
+// Why a function task cannot return what it returns, if it cannot: references and deduced
+// types (the task stores the value; a reference would dangle, a deduced type is not known
+// yet). The diagnostic's argument is the function's name.
+std::optional<DiagId> resultTypeProblem(const clang::FunctionDecl *FD);
 
 // A call of a non-void function task whose result the task itself can deliver.
 struct ResultUse {
