@@ -90,6 +90,20 @@ int meet(int v, int want) {
 
 static int seq_square(int i) { return i * i; }
 
+/* Joint calls under a label and an if without braces. */
+#pragma omp task
+int tri(int n) {
+  switch (n) {
+  case 0:
+    return 0;
+  default:
+    if (n > 0) return tri(n - 1) + n + add(0, 0);
+  }
+  return -1;
+}
+
+static int seq_tri(int n) { return n == 0 ? 0 : seq_tri(n - 1) + n; }
+
 int main(void) {
   enum { N = 16 };
   int r[N], seq_r[N];
@@ -105,6 +119,7 @@ int main(void) {
   CHECK(fib(14) == seq_fib(14));
   CHECK(pfib(18) == seq_fib(18));
   CHECK(fact(12) == seq_fact(12));
+  CHECK(tri(20) == seq_tri(20));
 
   /* Results into array elements and a structure array: all tasks at once, then a taskwait. */
   for (i = 0; i < N; ++i) {

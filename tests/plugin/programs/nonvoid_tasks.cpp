@@ -116,6 +116,16 @@ int main() {
   CHECK(twice(21) == 42);
   CHECK(twice(std::string("ab")) == "abab");
 
+  // Inside an inline task: the result goes into the variable it shares.
+  std::string inner;
+  #pragma omp task shared(inner)
+  {
+    inner = piece(3);
+    #pragma omp taskwait
+  }
+  #pragma omp taskwait
+  CHECK(inner == "d");
+
   Account a{5};
   int y = a.plus(1) + a.plus(2);
   CHECK(y == 13);
