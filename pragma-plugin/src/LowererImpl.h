@@ -4,8 +4,8 @@
 // for what they do: Association.cpp (what each pragma applies to, where generated code goes),
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
 // Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
-// inline tasks, taskwait, critical and atomic) and FunctionTasks.cpp (function and kernel
-// tasks).
+// inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
+// tasks) and NonVoid.cpp (the calls of function tasks that return a value).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
