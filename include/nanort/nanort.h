@@ -293,7 +293,7 @@ NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
 /* ---------------------------------------------------------------------------------------- */
 
 /* Task reductions, as OmpSs-2's reduction(op: x) and OpenMP's taskgroup task_reduction(op: x)
- * with in_reduction(op: x) (docs/devices.md, "Reductions"):
+ * with in_reduction(op: x) (docs/reductions.md):
  *
  *     static const nanort_reduction_op sum = {NANORT_ABI_VERSION, NANORT_REDUCE_SUM,
  *                                             NANORT_TYPE_DOUBLE, sizeof(double)};
@@ -305,9 +305,13 @@ NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
  * The tasks of a reduction run at the same time; each works on private storage that starts
  * at the operator's identity, one copy per CPU worker that runs them (not per task). The
  * copies are combined into the original before the next task that accesses the bytes
- * otherwise runs, at the taskwait (or a taskwait on them), and when the parent task ends.
- * Reductions run on CPU workers only: a task with a reduction and no smp implementation is
- * refused at submit (NANORT_ERROR_NO_DEVICE). */
+ * otherwise runs, at the taskwait (or a taskwait on them), and when the parent task ends;
+ * the thread that releases the reduction's last task (or submits the access that ends it)
+ * combines them. Reductions run on CPU workers only: a task with a reduction and no smp
+ * implementation (or placed on a device) is refused at submit (NANORT_ERROR_NO_DEVICE).
+ * A task of a reduction that fails, or is not run, leaves the original as it was: the copies
+ * are not combined, and the tasks ordered after the reduction are not run (nanort_taskwait
+ * reports both). */
 
 typedef enum nanort_reduction_operator {
   NANORT_REDUCE_SUM = 1,     /* +, and -, which OpenMP and OmpSs-2 reduce as +; identity 0    */
@@ -377,10 +381,13 @@ typedef struct nanort_reduction_op {
  * of it) with the same operator takes part in the same reduction directly (OmpSs-2's
  * weakreduction needs nothing more); a child's reduction on the parent's private copy (what
  * nanort_reduction_private returned) is a reduction of its own, combined into that copy when
- * the parent ends. Refused with NANORT_ERROR_INVALID_ARGUMENT: a size that is not a whole
- * number of elements, an operator that the type lacks (& on double), a reduction that overlaps
- * another reduction of the task (and, at submit, one that overlaps any other access of the
- * task), or one inside the parent's reduction with another operator. */
+ * the parent ends. Either way the parent must leave its copy alone while its children reduce
+ * into it (until a taskwait). A size of 0 names nothing and adds nothing. Refused with
+ * NANORT_ERROR_INVALID_ARGUMENT: a NULL operator or one of another ABI, a size that is not a
+ * whole number of elements, an operator that the type lacks (& on double), a user-defined one
+ * without a combiner, a reduction that overlaps another reduction of the task; at submit, one
+ * that overlaps any other access of the task, or that overlaps a reduction of the parent
+ * without lying inside it or with another operator. */
 NANORT_API nanort_status nanort_task_reduction(nanort_task *task, void *address, size_t size,
                                                const nanort_reduction_op *op);
 
@@ -411,9 +418,11 @@ NANORT_API void *nanort_reduction_private(const void *original);
  * taskgroup waits at least for the tasks created in it) and combines the taskgroup's
  * reductions into their originals, on the host. Failures of tasks are left for the next
  * taskwait to report; a reduction one of whose tasks failed is not combined (the original
- * keeps its value) and that is reported there too. Taskgroups nest; each begin needs its end
- * in the same task (or thread). Inside a task that takes part in a reduction on x, a taskgroup
- * reduction on x combines into the task's private copy. */
+ * keeps its value). Taskgroups nest; each begin needs its end in the same task (or thread):
+ * NANORT_ERROR_INVALID_ARGUMENT otherwise, and for a task_reduction outside a taskgroup or
+ * over bytes of another of its task_reductions. Inside a task that takes part in a reduction
+ * on x, a taskgroup reduction on x (same operator, inside its bytes) combines into the task's
+ * private copy. */
 NANORT_API nanort_status nanort_taskgroup_begin(void);
 NANORT_API nanort_status nanort_taskgroup_reduction(void *address, size_t size,
                                                     const nanort_reduction_op *op);
