@@ -216,7 +216,33 @@ void DependencyDomain::close_overlapping(Task *task, std::uintptr_t start, std::
 void DependencyDomain::close(ReductionInfo *reduction) {
   reduction->closed = true;
   open_reductions_.erase(std::find(open_reductions_.begin(), open_reductions_.end(), reduction));
-  if (reduction->active == 0) finish(reduction);
+  if (reduction->active == 0) {
+    finish(reduction);
+    return;
+  }
+  // The combination writes all its bytes when the last member is released: from now on every
+  // access of any of them (not only of the bytes that member named) waits for every member
+  // still running, and is not run after a failed one.
+  const std::uint64_t id = reduction->id;
+  fragments_.cover(reduction->key(), reduction->key_end(),
+                   [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
+                     Group &current = fragment.current;
+                     const bool ours = current.mode == kReductionAccess && fragment.reduction == id;
+                     if (!ours && !current.members.empty()) return;  // (not reached)
+                     if (!ours) {  // forgotten since its members there ended
+                       fragment.previous.reset();
+                       current.mode = kReductionAccess;
+                       fragment.reduction = id;
+                     }
+                     for (Task *member : reduction->members) {
+                       if (member->released && !poisons(member)) continue;
+                       if (std::find(current.members.begin(), current.members.end(), member) !=
+                           current.members.end())
+                         continue;
+                       member->add_ref();
+                       current.members.push_back(member);
+                     }
+                   });
 }
 
 void DependencyDomain::finish(ReductionInfo *reduction) {

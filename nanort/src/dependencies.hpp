@@ -20,9 +20,10 @@
 // ReductionInfo (the private copies, reduction.hpp); a later reduction access with the same
 // operator inside the same bytes joins it, also after every member has ended (the domain keeps
 // the reductions open for that). Any other access of those bytes (or a reduction with another
-// operator or over other bytes) closes it: the new access waits for every member, and the last
-// member to be released combines the copies into the target before it releases its
-// successors (or the access that closes it does so at once when every member is done). A
+// operator or over other bytes) closes it: the new access, and every later one of any of its
+// bytes (the fragments over them take every member still running), waits for every member,
+// and the last member to be released combines the copies into the target before it releases
+// its successors (or the access that closes it does so at once when every member is done). A
 // taskwait, and the end of the parent, combine the reductions still open (clear(), the
 // destructor).
 //

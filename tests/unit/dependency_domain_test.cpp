@@ -927,3 +927,25 @@ TEST_F(Reductions, TaskwaitCombinesTheOpenReductions) {
 }
 
 }  // namespace reductions
+
+namespace reductions {
+
+// A task over part of a reduction ends it; a later task over another part must still wait
+// for every member, since the combination writes all the bytes at the last one's release.
+TEST_F(Reductions, AfterTheEndEveryByteWaitsForTheCombination) {
+  std::fill(ints(320), ints(320) + 8, 0);
+  Task *whole = reducer(320, 8, kSumInt);
+  Task *front = reducer(320, 6, kSumInt);  // joins: its bytes are inside
+  Task *middle = add({inout(320 + sizeof(int), 5 * sizeof(int))});  // ends the reduction
+  Task *last = add({inout(320 + 7 * sizeof(int), sizeof(int))});    // bytes only 'whole' names
+  EXPECT_TRUE(ready_.empty()) << "ran before the combination of the bytes it writes";
+  EXPECT_TRUE(run_and_release(whole, 0, 1).empty()) << "the last byte's writer went first";
+  EXPECT_EQ(ints(320)[7], 0);
+  EXPECT_EQ(as_set(run_and_release(front, 1, 2)), as_set({middle, last}));
+  EXPECT_EQ(ints(320)[7], 1);
+  EXPECT_EQ(ints(320)[0], 3);
+  release(middle);
+  release(last);
+}
+
+}  // namespace reductions
