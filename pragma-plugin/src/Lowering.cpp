@@ -458,9 +458,73 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
   }
 }
 
+// A multidependence ({v[i], i=0;n}): a loop per iterator, outer first, around the item's own
+// block, with the iterator declared as an int of the user's name, which the item's
+// expressions use (the runtime takes accesses one call at a time). Returns the number of
+// blocks to close. In C inside another inline task, the iterators hide the outer task's
+// shared variables of the same names: Saved keeps the substitutions to restore.
+struct IteratorScope {
+  std::map<std::string, std::string> Subst;
+  const std::map<std::string, std::string> *Saved = nullptr;
+  unsigned Open = 0;
+};
+void openIterators(Code &C, const DepItem &D, const ItemChecks &Check, IteratorScope &S) {
+  S.Saved = C.Subst;
+  if (C.Subst && !D.Iters.empty()) {
+    S.Subst = *C.Subst;
+    for (const DepIterator &It : D.Iters)
+      S.Subst.erase(It.Name);
+    C.Subst = &S.Subst;
+  }
+  for (size_t K = 0; K < D.Iters.size(); ++K) {
+    const DepIterator &It = D.Iters[K];
+    std::string N = std::to_string(K);
+    if (!It.Values.empty()) {
+      C << "{ long long nanort_values" << N << "[] = {";
+      for (size_t V = 0; V < It.Values.size(); ++V) {
+        C << (V ? ", " : "") << "(long long)("; C.user(It.Values[V]); C << ")";
+      }
+      C << "};\nfor (size_t nanort_k" << N << " = 0; nanort_k" << N << " < "
+        << (unsigned)It.Values.size() << "; ++nanort_k" << N << ") { int " << It.Name
+        << " = (int)nanort_values" << N << "[nanort_k" << N << "]; (void)" << It.Name << ";\n";
+      S.Open += 2;
+      continue;
+    }
+    C << "{ long long nanort_first" << N << " = (long long)("; C.user(It.Lower); C << ");\n";
+    C << "long long nanort_end" << N << " = ";
+    if (It.Length)
+      C << "nanort_first" << N << " + ";
+    C << "(long long)("; C.user(It.Second); C << ")" << (It.Length ? "" : " + 1") << ";\n";
+    C << "long long nanort_step" << N << " = ";
+    if (It.Step.empty()) {
+      C << "1;\n";
+    } else {
+      C << "(long long)("; C.user(It.Step); C << ");\n";
+      *Check.Used = true;
+      C << "if (nanort_step" << N << " <= 0) nanort_section_error(" << Check.Task << ", "
+        << cLiteral(printfText(Check.Where + D.Written + ": ") + "the step of iterator '" +
+                    It.Name + "' is %lld\n")
+        << ", nanort_step" << N << ");\n";
+    }
+    C << "for (long long nanort_i" << N << " = nanort_first" << N << "; nanort_i" << N
+      << " < nanort_end" << N << "; nanort_i" << N << " += nanort_step" << N << ") { int "
+      << It.Name << " = (int)nanort_i" << N << "; (void)" << It.Name << ";\n";
+    S.Open += 2;
+  }
+}
+void closeIterators(Code &C, IteratorScope &S) {
+  for (unsigned K = 0; K < S.Open; ++K)
+    C << "}";
+  if (S.Open)
+    C << "\n";
+  C.Subst = S.Saved;
+}
+
 // nanort_task_access / nanort_task_copy of one item, 1-D or 2-D.
 void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, bool CPP,
                 const ItemChecks &Check) {
+  IteratorScope Scope;
+  openIterators(C, D, Check, Scope);
   C << "{ ";
   emitItem(C, D, CPP, Check);
   if (D.Sections.size() == 2)
@@ -469,12 +533,15 @@ void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, boo
   else
     C << "nanort_check(" << Fn << "(nanort_t, (const void *)nanort_p, nanort_size, " << Mode
       << "), \"" << Fn << "\"); }\n";
+  closeIterators(C, Scope);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The lowering of one file.
 
-enum class Sharing { Shared, Firstprivate, Private };
+// Inprivate (OmpSs-1 inprivate(x)): captured by address like a shared variable, and copied
+// into a private variable when the task starts, after its 'in' dependence on x is satisfied.
+enum class Sharing { Shared, Firstprivate, Private, Inprivate };
 
 struct Capture {
   VarDecl *Var;
@@ -673,9 +740,11 @@ private:
   // The statement of an inline task, with its ';'.
   void statementRange(const Candidate &Cand, SourceLocation &Begin, SourceLocation &End) const;
   std::set<unsigned> ThisEdits; // locations already rewritten to nanort_self
-  void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
-  void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
-                       SourceLocation &PreludeAt);
+  void planInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &C,
+                      InlinePlan &Plan);
+  void lowerInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &C,
+                       const InlinePlan &Plan, SourceLocation &PreludeAt);
+  bool checkInlineTarget(const Pragma &Target);
   std::string enclosingPrototype(FunctionDecl *Fn, Stmt *Body, SourceLocation Top);
   llvm::SmallPtrSet<const FunctionDecl *, 4> Prototyped;
   void lowerCritical(const Pragma &P, const Candidate &C);
@@ -920,8 +989,28 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Concurrent:
     case ClauseKind::Commutative:
     case ClauseKind::Depend:
+    case ClauseKind::Inprivate:
       for (const DepItem &D : Cl.Deps)
         emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
+      break;
+    // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
+    // them: the same as on the target.
+    case ClauseKind::CopyIn:
+    case ClauseKind::CopyOut:
+    case ClauseKind::CopyInout:
+      for (const DepItem &D : Cl.Deps)
+        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
+      break;
+    case ClauseKind::NoCopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
+      break;
+    case ClauseKind::CopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
+      break;
+    case ClauseKind::Cost:
+      // Evaluated, as OmpSs-2 does when it creates the task, and not used: the C ABI has no
+      // cost hint (the dmda scheduler measures task times instead).
+      C << "(void)("; C.user(Cl.Args[0]); C << ");\n";
       break;
     case ClauseKind::Priority:
       C << "nanort_task_set_priority(nanort_t, "; C.user(Cl.Args[0]); C << ");\n";
@@ -946,7 +1035,8 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
   // A task that may run on a device (a target, or a kernel version) and says nothing of
   // copy_deps takes the default that the plugin was given.
   if (Options.NoCopyDepsByDefault && (Target || LaunchFrom) &&
-      !(Target && (Target->find(ClauseKind::CopyDeps) || Target->find(ClauseKind::NoCopyDeps))))
+      !(Target && (Target->find(ClauseKind::CopyDeps) || Target->find(ClauseKind::NoCopyDeps))) &&
+      !Task.find(ClauseKind::CopyDeps) && !Task.find(ClauseKind::NoCopyDeps))
     C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
   if (!Target)
     return;
@@ -1039,12 +1129,31 @@ bool Lowerer::fileModule(const Clause &File, std::string &Module) {
   return true;
 }
 
+// taskwait, taskwait noflush, and taskwait with dependences: OmpSs-1's on(...), OmpSs-2's
+// in/out/inout(...) and OpenMP's depend(...). Each of the latter waits only for the earlier
+// sibling tasks that access the named bytes, whatever their mode, and makes those bytes
+// current on the host (nanort_taskwait_on). OmpSs-2 and OpenMP define them as an empty task
+// with those dependences that the thread waits for: for out and inout that is the same set of
+// tasks; in(x) would wait for the writers of x only, nanort waits for its readers too (more
+// waiting, never less).
 void Lowerer::lowerTaskwait(const Pragma &P) {
-  const Clause *On = P.find(ClauseKind::On);
+  std::vector<const DepItem *> Items;
+  const Clause *First = nullptr;
+  for (const Clause &Cl : P.Clauses)
+    if (Cl.Info->Arg == ArgKind::DepList || Cl.Info->Arg == ArgKind::DependList) {
+      if (!First)
+        First = &Cl;
+      for (const DepItem &D : Cl.Deps)
+        Items.push_back(&D);
+    }
   bool NoFlush = P.find(ClauseKind::Noflush) != nullptr;
-  if (On && NoFlush) {
-    error(P.DirLoc, "'noflush' cannot be combined with 'on' (taskwait on flushes only the "
-                    "named data)");
+  if (First && NoFlush) {
+    if (First->Info->Kind == ClauseKind::On)
+      error(P.DirLoc, "'noflush' cannot be combined with 'on' (taskwait on flushes only the "
+                      "named data)");
+    else
+      error(P.DirLoc, "'noflush' cannot be combined with '" + std::string(First->Info->Spelling) +
+                          "' (a taskwait with dependences flushes only the named data)");
     return;
   }
   Code C(SM);
@@ -1056,7 +1165,7 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   std::vector<const VarDecl *> Scope;
   for (const VarDecl *V : Vars) {
     const auto *F = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
-    if (!On || !F || !F->getBody())
+    if (!First || !F || !F->getBody())
       continue;
     SourceLocation B = SM.getExpansionLoc(F->getBody()->getBeginLoc()),
                    E = SM.getExpansionLoc(F->getBody()->getEndLoc());
@@ -1065,21 +1174,24 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
       continue;
     Scope.push_back(V);
   }
-  if (!On) {
+  ItemChecks Check{"nanort: " + std::string(fileName(P.Begin)) + ":" +
+                       std::to_string(lineOf(P.Begin)) + ": taskwait ",
+                   "0", &UsesSectionChecks, &Diags,
+                   [&](const DepItem &D) { return baseKind(D, Scope); }};
+  bool Multi = false;
+  for (const DepItem *D : Items)
+    Multi |= !D->Iters.empty();
+  if (!First) {
     C << "nanort_check(" << (NoFlush ? "nanort_taskwait_noflush" : "nanort_taskwait")
       << "(), \"taskwait\");";
-  } else {
-    size_t N = On->Deps.size();
+  } else if (!Multi) {
+    size_t N = Items.size();
     C << "{ const void *nanort_addresses[" << (unsigned)N << "]; size_t nanort_sizes["
       << (unsigned)N << "];\n";
     for (size_t I = 0; I < N; ++I) {
-      const DepItem &D = On->Deps[I];
+      const DepItem &D = *Items[I];
       C << "{ ";
-      emitItem(C, D, CPP,
-               {"nanort: " + std::string(fileName(P.Begin)) + ":" +
-                    std::to_string(lineOf(P.Begin)) + ": taskwait ",
-                "0", &UsesSectionChecks, &Diags,
-                [&](const DepItem &D) { return baseKind(D, Scope); }});
+      emitItem(C, D, CPP, Check);
       C << "nanort_addresses[" << (unsigned)I << "] = (const void *)nanort_p;\n"
         << "nanort_sizes[" << (unsigned)I << "] = ";
       if (D.Sections.size() == 2) // from the first to the last byte of the block
@@ -1089,6 +1201,25 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
     }
     C << "nanort_check(nanort_taskwait_on(nanort_addresses, nanort_sizes, " << (unsigned)N
       << "), \"taskwait on\"); }";
+  } else {
+    // Multidependences: the number of items is known when the taskwait runs only; waiting for
+    // each item in turn waits for the same tasks.
+    C << "{ ";
+    for (const DepItem *D : Items) {
+      IteratorScope It;
+      openIterators(C, *D, Check, It);
+      C << "{ ";
+      emitItem(C, *D, CPP, Check);
+      C << "const void *nanort_address = (const void *)nanort_p;\nsize_t nanort_bytes = ";
+      if (D->Sections.size() == 2)
+        C << "(nanort_rows - 1) * nanort_stride + nanort_row_bytes;\n";
+      else
+        C << "nanort_size;\n";
+      C << "nanort_check(nanort_taskwait_on(&nanort_address, &nanort_bytes, 1), "
+           "\"taskwait on\"); }\n";
+      closeIterators(C, It);
+    }
+    C << "}";
   }
   std::string S = C.str();
   if (S.find('\n') != std::string::npos)
@@ -2256,10 +2387,17 @@ private:
 // changes V or returns. Where the walk cannot tell, OmpSs-2's rule: a pointer variable that is
 // dereferenced is firstprivate, anything else shared. An object that copying would run a
 // constructor for stays shared (as the object behind 'this' in this->p[0;n] is).
-std::optional<Sharing> dependenceSharing(const Pragma &Task, const VarDecl *V) {
+std::optional<Sharing> dependenceSharing(const Pragma &Task, const Pragma *Target,
+                                         const VarDecl *V) {
   bool Own = false, Through = false;
-  for (const Clause &Cl : Task.Clauses)
-    for (const DepItem &D : Cl.Deps) {
+  std::vector<const Clause *> Clauses;
+  for (const Pragma *P : {&Task, Target})
+    if (P)
+      for (const Clause &Cl : P->Clauses)
+        if (Cl.Info->Kind != ClauseKind::Inprivate) // a copy of its own
+          Clauses.push_back(&Cl);
+  for (const Clause *Cl : Clauses)
+    for (const DepItem &D : Cl->Deps) {
       if (D.BaseVar != V->getName())
         continue;
       DepStorage S = StorageWalk(D, V).run();
@@ -2296,7 +2434,8 @@ void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
 // Checks an inline task and finds its captures; in C, also rewrites the uses of shared
 // variables in place. Runs for every inline task before any construct is lowered, so that
 // constructs nested in a C task (critical, atomic) see the rewritten uses.
-void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePlan &Plan) {
+void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &Cand,
+                             InlinePlan &Plan) {
   Stmt *S = Cand.S;
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
@@ -2366,9 +2505,12 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     }
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
-  std::set<std::string> Shared, Private, First;
+  std::set<std::string> Shared, Private, First, Inprivate;
   std::string Default = "firstprivate";
   for (const Clause &Cl : Task.Clauses) {
+    if (Cl.Info->Kind == ClauseKind::Inprivate)
+      for (const DepItem &D : Cl.Deps)
+        Inprivate.insert(D.BaseVar);
     std::set<std::string> *Into = nullptr;
     switch (Cl.Info->Kind) {
     case ClauseKind::Shared: Into = &Shared; break;
@@ -2392,7 +2534,9 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       Cap.How = Sharing::Firstprivate;
     else if (Shared.count(N))
       Cap.How = Sharing::Shared;
-    else if ((FromDeps = dependenceSharing(Task, V)))
+    else if (Inprivate.count(N))
+      Cap.How = Sharing::Inprivate;
+    else if ((FromDeps = dependenceSharing(Task, Target, V)))
       Cap.How = *FromDeps;
     else if (V->isStaticLocal())
       Cap.How = Sharing::Shared;
@@ -2417,9 +2561,11 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       error(Task.DirLoc, "private variable '" + N + "' cannot be a reference or const");
       OK = false;
     }
-    if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
+    if (CPP && (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) &&
+        T.getNonReferenceType()->isArrayType() &&
         !T.getNonReferenceType().isTriviallyCopyableType(Ctx)) {
-      error(Task.DirLoc, "firstprivate array '" + N + "' must be trivially copyable");
+      error(Task.DirLoc, std::string(Cap.How == Sharing::Inprivate ? "inprivate" : "firstprivate") +
+                             " array '" + N + "' must be trivially copyable");
       OK = false;
     }
     Caps.push_back(Cap);
@@ -2499,8 +2645,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   Plan.OK = true;
 }
 
-void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const InlinePlan &Plan,
-                              SourceLocation &PreludeAt) {
+void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &Cand,
+                              const InlinePlan &Plan, SourceLocation &PreludeAt) {
   FunctionDecl *Fn = Cand.Enclosing;
   SourceLocation Begin = Plan.Begin, End = Plan.End;
   const std::vector<Capture> &Caps = Plan.Caps;
@@ -2522,7 +2668,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
@@ -2536,6 +2682,14 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       if (Cap.How == Sharing::Private)
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n";
+      else if (Cap.How == Sharing::Inprivate &&
+               Cap.Var->getType().getNonReferenceType()->isArrayType())
+        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
+          << ";\n    __builtin_memcpy((void *)&" << Name << ", (const void *)nanort_a->nanort_c_"
+          << Name << ", sizeof " << Name << ");\n";
+      else if (Cap.How == Sharing::Inprivate)
+        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
+          << " = *nanort_a->nanort_c_" << Name << ";\n";
       else
         L << "    auto &" << Name << " = " << (Cap.How == Sharing::Shared ? "*" : "")
           << "nanort_a->nanort_c_" << Name << ";\n";
@@ -2561,7 +2715,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
@@ -2576,11 +2730,12 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       std::string Name = Cap.Var->getName().str();
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
-      } else if (Cap.How == Sharing::Firstprivate) {
+      } else if (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) {
         Qualifiers Q;
         QualType U = Ctx.getUnqualifiedArrayType(T, Q);
         F << "  " << decl(U, Name) << ";\n  __builtin_memcpy((void *)&" << Name
-          << ", (const void *)&nanort_a->" << Name << ", sizeof " << Name << ");\n";
+          << ", (const void *)" << (Cap.How == Sharing::Inprivate ? "" : "&") << "nanort_a->"
+          << Name << ", sizeof " << Name << ");\n";
       }
     }
     F.at(Begin);
@@ -2617,7 +2772,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       C << (Plan.Nested ? "nanort_self, " : "this, ");
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << "__builtin_addressof(" << Name << "), ";
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
@@ -2635,7 +2790,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)
         C << "__builtin_memcpy((void *)&" << A << "->" << Name << ", (const void *)&"
@@ -2649,7 +2804,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   for (const Capture &Cap : Caps)
     Scope.push_back(Cap.Var);
   emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
-                  nullptr);
+                  Target);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));
@@ -2662,6 +2817,37 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   }
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// OmpSs-1's '#pragma omp target device(smp)' before an inline task: the task runs on the CPU,
+// its copy clauses are accepted (on the CPU they move nothing) and name shared data. Kernels
+// are functions: other devices, and the clauses that launch kernels, need a function task.
+bool Lowerer::checkInlineTarget(const Pragma &Target) {
+  const std::string Line = "'#pragma " + Target.Namespace + " target";
+  if (const Clause *Dev = Target.find(ClauseKind::Device))
+    for (size_t I = 0; I < Dev->Words.size(); ++I)
+      if (Dev->Words[I] != "smp") {
+        error(Dev->WordLocs[I],
+              Line + " device(" + Dev->Words[I] +
+                  ")' applies to function declarations only: an inline task runs on the CPU "
+                  "(device(smp)); " +
+                  (Dev->Words[I] == "cuda" ? "for a CUDA" : "for an OpenCL") +
+                  " kernel, declare it with the target and task pragmas and call it");
+        return false;
+      }
+  for (const Clause &Cl : Target.Clauses)
+    switch (Cl.Info->Kind) {
+    case ClauseKind::Ndrange:
+    case ClauseKind::Shmem:
+    case ClauseKind::File:
+    case ClauseKind::Name:
+      error(Cl.Loc, "clause '" + std::string(Cl.Info->Spelling) + "' launches a kernel: it "
+                    "applies to function declarations only, not to an inline task");
+      return false;
+    default:
+      break;
+    }
+  return true;
 }
 
 // C: the outlined body goes before its function, so a body that calls that function (a
@@ -2773,6 +2959,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     Pragma &P = Pragmas[I];
     if (!P.Valid)
       continue;
+    if (P.Dir->Kind == DirectiveKind::Ignored)
+      continue; // its line goes, below
     if (P.Dir->Kind == DirectiveKind::Target) {
       Pragma *Next = I + 1 < Pragmas.size() ? &Pragmas[I + 1] : nullptr;
       if (!Next || Next->Dir == nullptr || Next->Dir->Kind != DirectiveKind::Task ||
@@ -2871,9 +3059,11 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
                                "a function task), not to an inline task");
         continue;
       }
-      if (W.Target && !W.C->FD) {
-        error(W.Target->DirLoc, "'#pragma " + P.Namespace + " target' applies to function "
-                                "declarations only");
+      if (W.Target && !W.C->FD && !checkInlineTarget(*W.Target))
+        continue;
+      if (const Clause *In = P.find(ClauseKind::Inprivate); In && W.C->FD) {
+        error(In->Loc, "clause 'inprivate' applies to inline tasks: the parameters of a "
+                       "function task are its own copies already (use 'in')");
         continue;
       }
     }
@@ -2925,7 +3115,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
-      planInlineTask(*W.P, *W.C, Plans[W.P]);
+      planInlineTask(*W.P, W.Target, *W.C, Plans[W.P]);
   for (auto &A : Plans)
     for (auto &B : Plans)
       if (A.first != B.first && A.second.OK && B.second.OK &&
@@ -2952,7 +3142,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       } else if (W.C->FD) {
         lowerFunctionTask(*W.P, W.Target, W.C->FD, PreludeAt);
       } else if (Plans[W.P].OK) {
-        lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
+        lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
       }
       break;
     case DirectiveKind::Critical:
@@ -2962,6 +3152,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       lowerAtomic(*W.P, *W.C);
       break;
     case DirectiveKind::Target:
+    case DirectiveKind::Ignored:
       break;
     }
     if (W.P->Dir->Kind != DirectiveKind::Task) {
