@@ -49,11 +49,9 @@ static const ClauseInfo Clauses[] = {
     {"if", ClauseKind::If, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     {"final", ClauseKind::Final, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     // OmpSs-2: cost is evaluated and ignored (the C ABI has no cost hint; dmda measures times
-    // instead); onready is recognised, and reported as not supported.
+    // instead); onready's expression runs when the task starts, before its body.
     {"cost", ClauseKind::Cost, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
-    {"onready", ClauseKind::Onready, ArgKind::Expr, OnTask, NoMode, nullptr,
-     "the C ABI has no action to run when a task becomes ready; call the function at the "
-     "start of the task's body"},
+    {"onready", ClauseKind::Onready, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     // taskwait.
     {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
     {"noflush", ClauseKind::Noflush, ArgKind::None, OnTaskwait, NoMode, nullptr, nullptr},

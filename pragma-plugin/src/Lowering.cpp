@@ -581,6 +581,9 @@ private:
   std::string FileModuleDefs;                     // their definitions, in the prelude
   bool UsesCuda = false;  // a device(cuda) task: the prelude declares nanort_cuda_program
   bool UsesSectionChecks = false; // the prelude defines nanort_section_error
+  // OmpSs-2's onready(expr) of the function task being lowered: its smp entry points run it
+  // before the body (emitImplementations).
+  const Clause *Onready = nullptr;
   std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
@@ -1409,8 +1412,17 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
     // C++: the body runs guarded, so that an exception it throws fails the task and is
     // rethrown at the taskwait (nanort/error.hpp).
     C << "static void nanort_smp_" << Suffix << (CPP ? "_body" : "") << "(void *nanort_v) {\n  "
-      << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  "
-      << SmpCall << "(";
+      << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  ";
+    if (Onready) {
+      // onready(expr), with the parameters bound to the task's arguments.
+      C << "{ ";
+      for (unsigned I = 0; I < NumParams; ++I)
+        C << (CPP ? "auto &" + A.Members[I] : "__typeof__(nanort_a->" + A.Members[I] + ") " +
+                                                  A.Members[I])
+          << " = nanort_a->" << A.Members[I] << "; (void)" << A.Members[I] << "; ";
+      C << "(void)("; C.user(Onready->Args[0]); C << "); }\n  ";
+    }
+    C << SmpCall << "(";
     for (unsigned I = 0; I < NumParams; ++I)
       C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
     C << ");\n}\n";
@@ -1657,7 +1669,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Impl = "nanort_impl_" + Id;
   ArgBlock Block{FD, ArgsType, PNames, Buffer};
   std::vector<std::string> Impls;
-  if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls))
+  Onready = Task.find(ClauseKind::Onready);
+  bool Emitted = emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls);
+  Onready = nullptr;
+  if (!Emitted)
     return;
   // The versions' implementations follow the task's own, in the order of their pragmas. A
   // task without a kernel of its own takes its index space from its first kernel version.
@@ -2480,9 +2495,19 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
 
   UseFinder UF(SM, SourceRange(Begin, End));
   UF.TraverseStmt(S);
-  // Variables that only nested pragmas name (C++): the nearest earlier declaration.
+  // Variables that only nested pragmas name (C++), or the task's own onready expression (which
+  // runs in the task): the nearest earlier declaration.
+  std::vector<std::string> OnreadyIds;
+  if (const Clause *On = Task.find(ClauseKind::Onready))
+    for (const Tok &K : On->Args[0])
+      if (K.Kind == tok::identifier)
+        OnreadyIds.push_back(K.Text);
+  std::vector<const std::vector<std::string> *> Named;
   for (const Pragma *P : Nested)
-    for (const std::string &Id : P->Identifiers) {
+    Named.push_back(&P->Identifiers);
+  Named.push_back(&OnreadyIds);
+  for (const std::vector<std::string> *Ids : Named)
+    for (const std::string &Id : *Ids) {
       VarDecl *Found = nullptr;
       for (VarDecl *V : Vars) {
         if (V->getName() != Id || !Fn->getBody())
@@ -2695,6 +2720,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
           << "nanort_a->nanort_c_" << Name << ";\n";
       L << "    (void)" << Name << ";\n"; // names seen only in nested clauses may go unused
     }
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      L << "    (void)("; L.user(On->Args[0]); L << ");\n";
+    }
     L.at(Begin);
     L << BodyText << "\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded("
          "&nanort_body, nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
@@ -2737,6 +2765,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
           << ", (const void *)" << (Cap.How == Sharing::Inprivate ? "" : "&") << "nanort_a->"
           << Name << ", sizeof " << Name << ");\n";
       }
+    }
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      F.Subst = &Plan.Views;
+      F << "  (void)("; F.user(On->Args[0]); F << ");\n";
+      F.Subst = nullptr;
     }
     F.at(Begin);
     F << BodyText << "\n}\n";

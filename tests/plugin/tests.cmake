@@ -165,7 +165,8 @@ nanort_plugin_program(omp_api_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -We
 # blocks of an array, element by element, with a step, a list, two iterators and copies, in C
 # and in C++ (templates, std::vector, members); device clauses on CPU tasks (target
 # device(smp) before inline tasks, copy clauses on task), inprivate's copy when the task
-# starts, cost, simd, declare simd and taskyield.
+# starts, cost, onready (after the dependences, before the body), simd, declare simd and
+# taskyield.
 nanort_plugin_program(taskwait_deps_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskwait_deps.c)
 nanort_plugin_program(multideps_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/multideps.c)

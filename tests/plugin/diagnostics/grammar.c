@@ -199,11 +199,6 @@ void f28m(int *v) {
   v[0] = 1;
 }
 
-// onready (OmpSs-2): recognised, not lowered (issue 19).
-// expected-error@+1 {{clause 'onready' is not supported yet: the C ABI has no action to run when a task becomes ready; call the function at the start of the task's body}}
-#pragma oss task onready(f4())
-void f28j(int *v) { v[0] = 1; }
-
 // taskyield takes no clauses; simd's and declare simd's are not read (issue 19).
 void f28k(int *v) {
   // expected-error@+1 {{clause 'if' is not allowed on '#pragma omp taskyield'}}

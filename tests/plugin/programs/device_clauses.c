@@ -1,7 +1,7 @@
 /* OmpSs-1 device clauses on CPU tasks, and the clauses that change no result (issue 19):
  * '#pragma omp target device(smp)' with copy clauses before an inline task, copy_in /
  * copy_out / copy_inout / copy_deps / no_copy_deps written on the task itself, inprivate,
- * cost, simd, declare simd and taskyield. Compared with the sequential computation. */
+ * cost, onready, simd, declare simd and taskyield. Compared with the sequential computation. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -19,6 +19,13 @@ static void twice(int n, float *f) {
 
 static int evaluated;
 static int cost_of(int n) { ++evaluated; return n; }
+
+/* onready (OmpSs-2): its action runs after the task's dependences are satisfied and before
+ * its body; for a function task, with the task's arguments. */
+static void ready(int *n, int value) { *n = value; }
+
+#pragma oss task onready(ready(n, 77)) inout(*n)
+static void after_ready(int *n) { *n += 1; }
 
 enum { n = 100 };
 
@@ -87,6 +94,20 @@ int main(void) {
   CHECK(seen == 105);
   CHECK(seen_arr == 7);
   CHECK(v == 5 && arr[1][1] == 7);
+
+  int r = 4, before = 0;
+  #pragma oss task out(r)
+  {
+    SLOW();
+    r = 10;
+  }
+  #pragma oss task onready(ready(&before, r)) inout(r) shared(before)
+  r += before;
+  #pragma oss taskwait
+  CHECK(before == 10 && r == 20);
+  after_ready(&r);
+  #pragma oss taskwait
+  CHECK(r == 78);
   free(x);
   free(y);
   CHECK_DONE();

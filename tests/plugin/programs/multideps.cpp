@@ -1,7 +1,7 @@
 // Multidependences in C++ (issue 19): a function template whose tasks name the blocks of a
 // std::vector through operator[], an OmpSs-2 range with its end included, and a member
-// function; with them, inprivate, taskwait with dependences and target device(smp) before an
-// inline task, in C++. Compared with the sequential computation.
+// function; with them, inprivate, onready, taskwait with dependences and target device(smp)
+// before an inline task, in C++. Compared with the sequential computation.
 #include <numeric>
 #include <vector>
 
@@ -71,8 +71,24 @@ int inprivate_seen() {
   return v == 5 && a[2] == 2.5 ? seen : -1;
 }
 
+// onready's action runs after the writer of v, before the body.
+static void note(int *where, int value) { *where = value; }
+int onready_seen() {
+  int v = 1, seen = 0;
+  #pragma oss task out(v)
+  {
+    SLOW();
+    v = 3;
+  }
+  #pragma oss task onready(note(&seen, v)) in(v) shared(seen)
+  seen *= 2;
+  #pragma oss taskwait
+  return seen;
+}
+
 int main() {
   CHECK(inprivate_seen() == 15);
+  CHECK(onready_seen() == 6);
   const int nb = 8, bs = 32;
   std::vector<long> v(nb * bs);
   std::iota(v.begin(), v.end(), 0L);
