@@ -273,8 +273,16 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
-      << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
-      << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
+      << Args << " *>(nanort_v);\n    (void)nanort_a;\n    ";
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      // onready(expr), with the parameters bound to the task's arguments.
+      C << "{ ";
+      for (unsigned I = 0; I < PNames.size(); ++I)
+        C << "auto &" << PNames[I] << " = nanort_a->" << PNames[I] << "; (void)" << PNames[I]
+          << "; ";
+      C << "(void)("; C.user(On->Args[0]); C << "); }\n    ";
+    }
+    C << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << "nanort_a->" << PNames[I];
     C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "

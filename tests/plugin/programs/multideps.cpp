@@ -86,9 +86,22 @@ int onready_seen() {
   return seen;
 }
 
+// onready on function tasks, a template among them: the action sees the arguments.
+#pragma oss task onready(note(n, k)) inout(*n)
+void add_one(int *n, int k) { *n += 1; }
+
+#pragma oss task onready(note(n, (int)k)) inout(*n)
+template <typename T>
+void twice(int *n, T k) { *n *= 2; }
+
 int main() {
   CHECK(inprivate_seen() == 15);
   CHECK(onready_seen() == 6);
+  int a = 0, b = 0;
+  add_one(&a, 41);
+  twice(&b, 5.0);
+  #pragma oss taskwait
+  CHECK(a == 42 && b == 10);
   const int nb = 8, bs = 32;
   std::vector<long> v(nb * bs);
   std::iota(v.begin(), v.end(), 0L);
