@@ -131,6 +131,7 @@ private:
   void collect();
   std::vector<Work> associate();
   void collectRefs();
+  void answerInFinal();
 
   ASTContext &Ctx;
   SourceManager &SM;

@@ -37,6 +37,38 @@ std::string kernelKeywordDefines() {
 
 namespace lowering {
 
+namespace {
+// Calls of omp_in_final() in the main file, written there (not through a macro).
+class InFinalCalls : public RecursiveASTVisitor<InFinalCalls> {
+public:
+  InFinalCalls(const SourceManager &SM, std::vector<SourceLocation> &Found)
+      : SM(SM), Found(Found) {}
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *F = E->getDirectCallee();
+    if (!F || E->getNumArgs() != 0 || !F->getIdentifier() || F->getName() != "omp_in_final")
+      return true;
+    SourceLocation L = E->getCallee()->IgnoreParenImpCasts()->getExprLoc();
+    if (L.isFileID() && SM.isInMainFile(L))
+      Found.push_back(L);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<SourceLocation> &Found;
+};
+} // namespace
+
+// omp_in_final() is the runtime's answer (nanort_in_final, declared by the compatibility
+// header of every lowered source), also where the program defines a function of that name,
+// which OpenMP reserves: OmpSs compilers fold it to 1 in the code of final tasks.
+void Lowerer::answerInFinal() {
+  std::vector<SourceLocation> Calls;
+  InFinalCalls(SM, Calls).TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (SourceLocation L : Calls)
+    RW.ReplaceText(L, StringRef("omp_in_final").size(), "nanort_in_final");
+}
+
 bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
                   std::map<std::string, std::string> &Headers) {
   collect();
@@ -52,6 +84,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     if (SM.getPresumedLineNumber(P.Begin) != SM.getPresumedLineNumber(P.End))
       RW.InsertTextAfter(P.End, Code::marker(SM, P.End));
   }
+
+  answerInFinal();
 
   // One task pragma per function, reported at the second one.
   for (Work &W : Works)

@@ -184,6 +184,9 @@ nanort_plugin_program(multideps_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -W
                       ${p}/multideps.cpp)
 nanort_plugin_program(device_clauses_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/device_clauses.c)
+# omp_in_final() is the runtime's answer also where the program defines a stub of that name
+# for builds without OpenMP (true in final tasks, as OmpSs compilers make it).
+nanort_plugin_program(in_final_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/in_final.c)
 # C inline tasks that call the function they are in (a recursive fib); C++: a class template
 # with a task member function first in the file, a function template task, a task whose first
 # caller has an attribute on the line before it (issue 19).
