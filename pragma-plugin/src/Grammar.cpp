@@ -13,33 +13,34 @@ static const DirectiveInfo Directives[] = {
     {"target", DirectiveKind::Target, OnTarget, false, false},
     {"critical", DirectiveKind::Critical, 0, false, true},
     {"atomic", DirectiveKind::Atomic, 0, false, false},
+    {"taskloop", DirectiveKind::Taskloop, OnTaskloop, false, false},
 };
 
 static constexpr AccessMode NoMode = AccessMode::In;
 
 static const ClauseInfo Clauses[] = {
     // Dependences.
-    {"in", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
-    {"input", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
-    {"out", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
-    {"output", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
-    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTask, AccessMode::Inout, nullptr, nullptr},
-    {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTask, AccessMode::Concurrent,
+    {"in", ClauseKind::In, ArgKind::DepList, OnTasks, AccessMode::In, nullptr, nullptr},
+    {"input", ClauseKind::In, ArgKind::DepList, OnTasks, AccessMode::In, nullptr, nullptr},
+    {"out", ClauseKind::Out, ArgKind::DepList, OnTasks, AccessMode::Out, nullptr, nullptr},
+    {"output", ClauseKind::Out, ArgKind::DepList, OnTasks, AccessMode::Out, nullptr, nullptr},
+    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTasks, AccessMode::Inout, nullptr, nullptr},
+    {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTasks, AccessMode::Concurrent,
      nullptr, nullptr},
-    {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTask, AccessMode::Commutative,
+    {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTasks, AccessMode::Commutative,
      nullptr, nullptr},
-    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTask, NoMode, nullptr, nullptr},
+    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTasks, NoMode, nullptr, nullptr},
     // Data sharing of inline tasks.
-    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
-    {"private", ClauseKind::Private, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
-    {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
-    {"default", ClauseKind::Default, ArgKind::Keyword, OnTask, NoMode, "shared|firstprivate|none",
+    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    {"private", ClauseKind::Private, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    {"default", ClauseKind::Default, ArgKind::Keyword, OnTasks, NoMode, "shared|firstprivate|none",
      nullptr},
     // Task properties.
-    {"priority", ClauseKind::Priority, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
-    {"label", ClauseKind::Label, ArgKind::Name, OnTask, NoMode, nullptr, nullptr},
-    {"if", ClauseKind::If, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
-    {"final", ClauseKind::Final, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"priority", ClauseKind::Priority, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"label", ClauseKind::Label, ArgKind::Name, OnTasks, NoMode, nullptr, nullptr},
+    {"if", ClauseKind::If, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"final", ClauseKind::Final, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     // taskwait.
     {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
     {"noflush", ClauseKind::Noflush, ArgKind::None, OnTaskwait, NoMode, nullptr, nullptr},
@@ -58,13 +59,18 @@ static const ClauseInfo Clauses[] = {
     {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
     {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
     {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
+    // taskloop.
+    {"grainsize", ClauseKind::Grainsize, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
+    {"num_tasks", ClauseKind::NumTasks, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
+    {"nogroup", ClauseKind::Nogroup, ArgKind::None, OnTaskloop, NoMode, nullptr, nullptr},
+    {"collapse", ClauseKind::Collapse, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
 };
 
 // OpenMP directives outside what nanort lowers: rejected by name, so that the message says
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskgroup",  "taskloop",     "taskyield", "flush",
+    "masked",     "barrier",    "taskgroup",  "taskyield", "flush",
     "ordered",    "simd",       "declare",    "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "Taskloop.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -655,6 +656,9 @@ private:
     QualType ThisType;         // C++ member functions: the task uses 'this'
     bool Nested = false;       // inside another inline task (whose body names it nanort_self)
     std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
+    // A taskloop: its loop; the chunk task's body is the loop's body (BodyBegin..BodyEnd).
+    std::optional<TaskloopLoop> Loop;
+    SourceLocation BodyBegin, BodyEnd;
   };
   std::map<const Pragma *, InlinePlan> Plans;
   // The innermost planned inline task whose statement holds L (other than Self).
@@ -686,7 +690,15 @@ private:
   void emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
                        ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                        const Pragma *LaunchFrom = nullptr,
-                       const std::map<std::string, std::string> *Rename = nullptr);
+                       const std::map<std::string, std::string> *Rename = nullptr,
+                       const TaskloopLoop *Loop = nullptr);
+  bool UsesTaskloop = false; // the prelude defines the taskloop helpers
+  Toks sourceToks(SourceRange R) const;
+  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop);
+  void emitTaskloopAccess(Code &C, const DepItem &D, const TaskloopLoop &Loop,
+                          const ItemChecks &Check);
+  void emitSource(Code &C, SourceRange R) const;
+  void emitTaskloopTail(Code &C, const Pragma &Task);
   void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);
   std::string prelude() const;
@@ -871,6 +883,8 @@ std::string Lowerer::prelude() const {
          "  va_end(nanort_args);\n"
          "  if (nanort_t) nanort_task_discard(nanort_t);\n"
          "  exit(1);\n}\n";
+  if (UsesTaskloop)
+    S += taskloopPrelude();
   S += FileModuleDefs;
   if (UsesCuda) {
     // The program's CUDA fatbin, which nanocc / nanocxx / nanort_annotate embed from the .cu
@@ -907,7 +921,8 @@ std::string Lowerer::prelude() const {
 void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
                               ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                               const Pragma *LaunchFrom,
-                              const std::map<std::string, std::string> *Rename) {
+                              const std::map<std::string, std::string> *Rename,
+                              const TaskloopLoop *Loop) {
   ItemChecks Check{"nanort: " + std::string(fileName(Task.Begin)) + ":" +
                        std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
                    "nanort_t", &UsesSectionChecks, &Diags,
@@ -921,7 +936,10 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Commutative:
     case ClauseKind::Depend:
       for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
+        if (Loop && namesTaskloopVariable(D, Loop->Var->getName()))
+          emitTaskloopAccess(C, D, *Loop, Check);
+        else
+          emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
     case ClauseKind::Priority:
       C << "nanort_task_set_priority(nanort_t, "; C.user(Cl.Args[0]); C << ");\n";
@@ -2304,7 +2322,19 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   if (isa<DeclStmt>(S))
     return error(Task.DirLoc, "a task cannot apply to a declaration: put the statement in a "
                               "block");
-  {
+  // A taskloop: each chunk is an inline task whose body is the loop's body.
+  Stmt *Scan = S;
+  if (Task.Dir->Kind == DirectiveKind::Taskloop) {
+    TaskloopLoop Loop;
+    if (!analyzeTaskloop(Ctx, Task, S, Diags, Loop))
+      return;
+    Scan = const_cast<Stmt *>(Loop.For->getBody());
+    Candidate Body;
+    Body.Begin = SM.getExpansionLoc(Scan->getBeginLoc());
+    Body.End = SM.getExpansionRange(Scan->getEndLoc()).getEnd();
+    statementRange(Body, Plan.BodyBegin, Plan.BodyEnd);
+    Plan.Loop = Loop;
+  } else {
     JumpFinder JF;
     JF.TraverseStmt(S);
     if (JF.Found)
@@ -2328,7 +2358,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       Nested.push_back(&P);
   if (!CPP)
     for (const Pragma *P : Nested) {
-      if (!P->Dir || P->Dir->Kind != DirectiveKind::Task)
+      if (!P->Dir ||
+          (P->Dir->Kind != DirectiveKind::Task && P->Dir->Kind != DirectiveKind::Taskloop))
         continue;
       const Candidate *In = following(*P);
       if (!In || In->FD)
@@ -2340,7 +2371,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     }
 
   UseFinder UF(SM, SourceRange(Begin, End));
-  UF.TraverseStmt(S);
+  UF.TraverseStmt(Scan);
   // Variables that only nested pragmas name (C++): the nearest earlier declaration.
   for (const Pragma *P : Nested)
     for (const std::string &Id : P->Identifiers) {
@@ -2364,6 +2395,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
         UF.Uses[Found];
       }
     }
+  if (Plan.Loop) // private in every chunk: the chunk's body declares it
+    llvm::erase(UF.Order, const_cast<VarDecl *>(Plan.Loop->Var));
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
   std::set<std::string> Shared, Private, First;
@@ -2465,7 +2498,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   // a captured pointer (explicit 'this', and the implicit one of member accesses).
   if (auto *M = dyn_cast<CXXMethodDecl>(Fn); M && M->isInstance()) {
     ThisFinder TF;
-    TF.TraverseStmt(S);
+    TF.TraverseStmt(Scan);
     if (TF.Lambda)
       return error(TF.Lambda->getBeginLoc(), "lambdas that capture 'this' inside an inline "
                                              "task are not supported yet");
@@ -2509,6 +2542,18 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   std::string Args = "nanort_args_" + Id;
   std::string ArgsType = CPP ? Args : "struct " + Args;
   std::string BodyText = RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
+  // A taskloop's chunk: the loop's body over the chunk's iterations, the loop variable private.
+  const TaskloopLoop *Loop = Plan.Loop ? &*Plan.Loop : nullptr;
+  if (Loop) {
+    Code B(SM);
+    B.at(Plan.BodyBegin);
+    std::string Var = Loop->Var->getName().str();
+    BodyText = taskloopChunkBody(
+        decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""), Var,
+        "nanort_a",
+        B.str() + RW.getRewrittenText(CharSourceRange::getCharRange(Plan.BodyBegin,
+                                                                    Plan.BodyEnd)));
+  }
 
   // C++: the argument block is a local class at the task's place, its static member function
   // runs the body, and the site is a function-local static. So the task works inside
@@ -2528,7 +2573,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;\n  static void nanort_body(void *nanort_v) {\n    " << Args
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "")
+      << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
       << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n";    if (!Plan.ThisType.isNull())
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
@@ -2566,7 +2612,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
     }
-    F << " char nanort_unused; };\n";
+    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << " };\n";
     F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n";
     // Private and firstprivate variables are locals of the same name (shared ones were
@@ -2609,6 +2655,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   };
   if (Outer)
     C.Subst = &Outer->Views;
+  if (Loop)
+    emitTaskloopHead(C, Task, *Loop);
   C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
     << ", sizeof(" << ArgsType << ")));\n";
   if (CPP) {
@@ -2648,9 +2696,27 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   std::vector<const VarDecl *> Scope;
   for (const Capture &Cap : Caps)
     Scope.push_back(Cap.Var);
-  emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
-                  nullptr);
+  if (Loop) {
+    // The chunk's iterations; in a taskloop with a group, the token that its wait names.
+    C << "{ " << (CPP ? Args + " *nanort_tl_a = static_cast<" + Args + " *>("
+                      : ArgsType + " *nanort_tl_a = (" + ArgsType + " *)(")
+      << "nanort_task_args(nanort_t));\n"
+      << "nanort_tl_a->nanort_tl_first = (unsigned long long)nanort_tl_lb + nanort_tl_cfirst * "
+         "nanort_tl_step;\n"
+      << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\n"
+      << "nanort_tl_a->nanort_tl_step = nanort_tl_step; }\n";
+    if (taskloopHasGroup(Task))
+      C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
+           "\"nanort_task_access\");\n";
+  }
+  emitTaskClauses(C, Task,
+                  LabelC   ? "task '" + LabelC->Words[0] + "'"
+                  : Loop ? "taskloop"
+                         : "inline task",
+                  Scope, nullptr, nullptr, nullptr, Loop);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
+  if (Loop)
+    emitTaskloopTail(C, Task);
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));
   RW.InsertTextAfter(Begin, C.str());
@@ -2662,6 +2728,150 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   }
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// The tokens of the main file's text R, as Code::user takes them (identifiers as such).
+Toks Lowerer::sourceToks(SourceRange R) const {
+  Toks Out;
+  std::pair<FileID, unsigned> B = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(afterToken(R.getEnd()));
+  StringRef Buf = SM.getBufferData(B.first);
+  Lexer Raw(SM.getLocForStartOfFile(B.first), LO, Buf.begin(), Buf.begin() + B.second,
+            Buf.end());
+  Token T;
+  while (!Raw.LexFromRawLexer(T) || T.isNot(tok::eof)) {
+    if (T.is(tok::eof) || SM.getFileOffset(T.getLocation()) >= End)
+      break;
+    Out.push_back({T.is(tok::raw_identifier) ? tok::identifier : T.getKind(),
+                   Lexer::getSpelling(T, SM, LO), T.getLocation()});
+  }
+  return Out;
+}
+
+// An expression of a taskloop's loop header, evaluated where the taskloop is: C spells the
+// variables that an enclosing task shares through its views; C++ takes the text that an
+// enclosing task rewrote ('this' of a member function).
+void Lowerer::emitSource(Code &C, SourceRange R) const {
+  if (!CPP) {
+    C.user(sourceToks(R));
+    return;
+  }
+  C.at(R.getBegin());
+  C << RW.getRewrittenText(CharSourceRange::getTokenRange(R)) << "\n";
+}
+
+// Where a taskloop's tasks are created: the loop's start, bound and step, evaluated once; the
+// number of iterations; the number of chunks (grainsize, num_tasks, or 4 per CPU worker); then
+// a loop over the chunks, each made by the inline task's code that follows.
+void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop) {
+  UsesTaskloop = true;
+  std::string Where = printfText("nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                                 std::to_string(lineOf(Task.Begin)) + ": " + dirName(Task) +
+                                 ": ");
+  std::string Var = Loop.Var->getName().str();
+  QualType T = Loop.Var->getType().getNonReferenceType().getUnqualifiedType();
+  C << "{ ";
+  if (!Loop.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
+    auto View = C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
+    C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+  }
+  C << decl(T, "nanort_tl_lb") << " = (";
+  emitSource(C, Loop.Lower);
+  C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub = (";
+  emitSource(C, Loop.Upper);
+  C << ");\nunsigned long long nanort_tl_step = " << (Loop.StepNegated ? "0ULL - " : "")
+    << "(unsigned long long)(";
+  if (Loop.Step.isValid())
+    emitSource(C, Loop.Step);
+  else
+    C << "1";
+  C << ");\nunsigned long long nanort_tl_n = 0;\n";
+  const char *Op = Loop.Up ? (Loop.Inclusive ? "<=" : "<") : (Loop.Inclusive ? ">=" : ">");
+  C << "if (nanort_tl_lb " << Op << " nanort_tl_ub) {\n  if ((long long)nanort_tl_step "
+    << (Loop.Up ? "<= 0" : ">= 0") << ") nanort_tl_error("
+    << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
+                "' never reaches its bound\n")
+    << ", (long long)nanort_tl_step);\n  nanort_tl_n = ("
+    << (Loop.Up ? "(unsigned long long)nanort_tl_ub - (unsigned long long)nanort_tl_lb"
+                : "(unsigned long long)nanort_tl_lb - (unsigned long long)nanort_tl_ub")
+    << (Loop.Inclusive ? "" : " - 1") << ") / "
+    << (Loop.Up ? "nanort_tl_step" : "(0ULL - nanort_tl_step)") << " + 1;\n}\n";
+  C << "if (nanort_tl_n) {\nunsigned long long nanort_tl_tasks;\n";
+  auto Positive = [&](const Clause &Cl, const char *Name) {
+    C << "{ long long nanort_tl_v = (long long)(";
+    C.user(Cl.Args[0]);
+    C << ");\nif (nanort_tl_v <= 0) nanort_tl_error("
+      << cLiteral(Where + Name + "(" + printfText(spellTokens(Cl.Args[0])) +
+                  ") is %lld; it must be positive\n")
+      << ", nanort_tl_v);\n";
+  };
+  if (const Clause *G = Task.find(ClauseKind::Grainsize)) {
+    // OpenMP's grainsize: as many chunks as hold at least grainsize iterations each (fewer
+    // than twice as many), the iterations spread evenly.
+    Positive(*G, "grainsize");
+    C << "nanort_tl_tasks = nanort_tl_n / (unsigned long long)nanort_tl_v;\n"
+         "if (!nanort_tl_tasks) nanort_tl_tasks = 1; }\n";
+  } else if (const Clause *N = Task.find(ClauseKind::NumTasks)) {
+    Positive(*N, "num_tasks");
+    C << "nanort_tl_tasks = (unsigned long long)nanort_tl_v < nanort_tl_n ? (unsigned long "
+         "long)nanort_tl_v : nanort_tl_n; }\n";
+  } else {
+    C << "{ int nanort_tl_w = nanort_device_count(NANORT_DEVICE_SMP);\n"
+         "nanort_tl_tasks = 4ULL * (unsigned long long)(nanort_tl_w > 0 ? nanort_tl_w : 1);\n"
+         "if (nanort_tl_tasks > nanort_tl_n) nanort_tl_tasks = nanort_tl_n; }\n";
+  }
+  C << "unsigned long long nanort_tl_size = nanort_tl_n / nanort_tl_tasks, nanort_tl_extra = "
+       "nanort_tl_n % nanort_tl_tasks, nanort_tl_next = 0, nanort_tl_c;\n";
+  if (taskloopHasGroup(Task))
+    C << "char nanort_tl_token = 0;\n";
+  C << "for (nanort_tl_c = 0; nanort_tl_c < nanort_tl_tasks; ++nanort_tl_c) {\n"
+       "unsigned long long nanort_tl_cfirst = nanort_tl_next, nanort_tl_ccount = "
+       "nanort_tl_size + (nanort_tl_c < nanort_tl_extra ? 1 : 0);\n"
+       "nanort_tl_next += nanort_tl_ccount;\n";
+}
+
+// After the chunks: the implicit taskgroup of '#pragma omp taskloop' waits for the tasks that
+// accessed the token, every chunk, each complete with its descendants.
+void Lowerer::emitTaskloopTail(Code &C, const Pragma &Task) {
+  C << "\n}\n";
+  if (taskloopHasGroup(Task))
+    C << "{ const void *nanort_tl_addr = (const void *)&nanort_tl_token; size_t nanort_tl_len "
+         "= 1;\nnanort_check(nanort_taskwait_on(&nanort_tl_addr, &nanort_tl_len, 1), "
+         "\"taskloop\"); }\n";
+  C << "} }";
+}
+
+// A dependence of a chunk that names the loop variable: the item for each iteration of the
+// chunk, the variable bound to the iteration's value; successive items that touch or overlap
+// are merged into one access (2-D items are registered one by one).
+void Lowerer::emitTaskloopAccess(Code &C, const DepItem &D, const TaskloopLoop &Loop,
+                                 const ItemChecks &Check) {
+  std::string Var = Loop.Var->getName().str();
+  std::string Type = decl(Loop.Var->getType().getNonReferenceType().getUnqualifiedType(), "");
+  const char *Mode = modeName(D.Mode);
+  const std::map<std::string, std::string> *Saved = C.Subst;
+  std::map<std::string, std::string> Own;
+  if (Saved && Saved->count(Var)) { // the iteration's own variable, not the enclosing task's
+    Own = *Saved;
+    Own.erase(Var);
+    C.Subst = &Own;
+  }
+  C << "{ __UINTPTR_TYPE__ nanort_tl_lo = 0, nanort_tl_hi = 0; unsigned long long nanort_tl_j;\n"
+       "for (nanort_tl_j = 0; nanort_tl_j < nanort_tl_ccount; ++nanort_tl_j) {\n"
+    << Type << " " << Var << " = (" << Type
+    << ")((unsigned long long)nanort_tl_lb + (nanort_tl_cfirst + nanort_tl_j) * "
+       "nanort_tl_step);\n{ ";
+  emitItem(C, D, CPP, Check);
+  if (D.Sections.size() == 2)
+    C << "nanort_check(nanort_task_access_2d(nanort_t, (const void *)nanort_p, "
+         "nanort_row_bytes, nanort_rows, nanort_stride, "
+      << Mode << "), \"nanort_task_access_2d\"); }\n";
+  else
+    C << "nanort_tl_add(nanort_t, &nanort_tl_lo, &nanort_tl_hi, (const void *)nanort_p, "
+         "nanort_size, "
+      << Mode << "); }\n";
+  C << "}\nnanort_tl_access(nanort_t, nanort_tl_lo, nanort_tl_hi, " << Mode << "); }\n";
+  C.Subst = Saved;
 }
 
 // C: the outlined body goes before its function, so a body that calls that function (a
@@ -2924,7 +3134,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       nameHeaderKernel(W.C->FD);
 
   for (Work &W : Works)
-    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
+    if ((W.P->Dir->Kind == DirectiveKind::Task || W.P->Dir->Kind == DirectiveKind::Taskloop) &&
+        W.C && !W.C->FD)
       planInlineTask(*W.P, *W.C, Plans[W.P]);
   for (auto &A : Plans)
     for (auto &B : Plans)
@@ -2955,6 +3166,10 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
         lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
       }
       break;
+    case DirectiveKind::Taskloop:
+      if (Plans[W.P].OK)
+        lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
+      break;
     case DirectiveKind::Critical:
       lowerCritical(*W.P, *W.C);
       break;
@@ -2964,7 +3179,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Target:
       break;
     }
-    if (W.P->Dir->Kind != DirectiveKind::Task) {
+    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Taskloop) {
       // Taskwait, critical and atomic need the helpers before their function.
       const Candidate *Around = nullptr;
       for (const Candidate &C : Candidates)

@@ -118,7 +118,7 @@ public:
       if (isOtherOpenMPDirective(DirName))
         Diags.error(DirLoc, "OpenMP directive " + directiveLine(P.Namespace, DirName) +
                                 " is not supported by nanort (supported: task, taskwait, "
-                                "target, critical, atomic)");
+                                "taskloop, target, critical, atomic)");
       else
         Diags.error(DirLoc, "unknown directive " + directiveLine(P.Namespace, DirName));
     } else {
