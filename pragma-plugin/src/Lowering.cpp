@@ -2319,7 +2319,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
     return error(Task.DirLoc, "inline tasks inside lambdas are not supported yet");
-  if (isa<DeclStmt>(S))
+  if (isa<DeclStmt>(S) && Task.Dir->Kind == DirectiveKind::Task)
     return error(Task.DirLoc, "a task cannot apply to a declaration: put the statement in a "
                               "block");
   // A taskloop: each chunk is an inline task whose body is the loop's body.
@@ -2376,12 +2376,15 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   for (const Pragma *P : Nested)
     for (const std::string &Id : P->Identifiers) {
       VarDecl *Found = nullptr;
+      bool Inside = false; // declared in the task's statement: the nested pragma's own
       for (VarDecl *V : Vars) {
         if (V->getName() != Id || !Fn->getBody())
           continue;
         SourceLocation DL = SM.getExpansionLoc(V->getLocation());
-        if (!SM.isBeforeInTranslationUnit(DL, Begin))
+        if (!SM.isBeforeInTranslationUnit(DL, Begin)) {
+          Inside |= SM.isBeforeInTranslationUnit(DL, P->Begin);
           continue;
+        }
         if (V->getDeclContext() != Fn && !Fn->Encloses(V->getDeclContext()) &&
             !isa<ParmVarDecl>(V))
           continue;
@@ -2390,7 +2393,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
         if (!Found || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Found->getLocation()), DL))
           Found = V;
       }
-      if (Found && !UF.Uses.count(Found)) {
+      if (Found && !Inside && !UF.Uses.count(Found)) {
         UF.Order.push_back(Found);
         UF.Uses[Found];
       }

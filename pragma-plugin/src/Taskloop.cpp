@@ -295,7 +295,8 @@ std::string taskloopChunkBody(const std::string &Type, const std::string &VarNam
   // conversion to the variable's type makes exact (the value is one the loop takes).
   return "for (unsigned long long nanort_tl_k = 0; nanort_tl_k < " + ArgsPtr +
          "->nanort_tl_count; ++nanort_tl_k) { " + Type + " " + VarName + " = (" + Type + ")(" +
-         ArgsPtr + "->nanort_tl_first + nanort_tl_k * " + ArgsPtr + "->nanort_tl_step);\n" +
+         ArgsPtr + "->nanort_tl_first + nanort_tl_k * " + ArgsPtr + "->nanort_tl_step); (void)" +
+         VarName + ";\n" +
          UserBody + "\n}";
 }
 

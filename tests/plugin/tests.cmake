@@ -21,8 +21,8 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c sections.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp)
+             single_source.c cuda.c versions.c sections.c taskloop.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp taskloop.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -145,6 +145,14 @@ nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall 
 # Pointers named in dependences are firstprivate (issue 19): a stencil that swaps its grid
 # pointers after each step's tasks, compared with a plain loop; tasks created by functions that
 # return, structure and array-of-pointers bases, nested tasks, references, templates.
+# taskloop (issue 19): OpenMP's form with its implicit group, OmpSs-2's with dependences per
+# iteration, C++ (templates, members, lambdas); NANORT_CPU_WORKERS=2 fixes the default number of
+# chunks that taskloop.c checks (4 per worker).
+nanort_plugin_program(taskloop_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskloop.c)
+nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/taskloop_oss.c)
+nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/taskloop.cpp)
 nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
