@@ -149,6 +149,29 @@ nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall 
 # iteration, C++ (templates, members, lambdas); NANORT_CPU_WORKERS=2 fixes the default number of
 # chunks that taskloop.c checks (4 per worker).
 nanort_plugin_program(taskloop_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskloop.c)
+# Its run-time errors, from the binary that test built.
+set(taskloop_variants gcc)
+if(NOT NANORT_SANITIZE)
+  list(APPEND taskloop_variants clang)
+endif()
+foreach(variant ${taskloop_variants})
+  set_tests_properties(plugin.run.taskloop_c.${variant} PROPERTIES
+                       FIXTURES_SETUP plugin_taskloop_${variant})
+  foreach(entry "grainsize|'#pragma omp taskloop': grainsize(zero) is 0; it must be positive"
+                "step|'#pragma omp taskloop': the loop's step is -1: 'i' never reaches its bound")
+    string(FIND "${entry}" "|" bar)
+    string(SUBSTRING "${entry}" 0 ${bar} case)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${entry}" ${bar} -1 message)
+    set(test plugin.taskloop.${case}.${variant})
+    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "taskloop.c:" "${message}"
+                            REJECT "FAILED" "not stopped"
+                            COMMAND ${plugin_bin}/${variant}/taskloop_c)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKLOOP_ERROR=${case}"
+                         FIXTURES_REQUIRED plugin_taskloop_${variant})
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endforeach()
 nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskloop_oss.c)
 nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror

@@ -72,7 +72,25 @@ static void scale_later(double *v, int n, double f) {
   }
 }
 
+/* Run-time errors (TASKLOOP_ERROR=grainsize|step, tests plugin.taskloop.*): the program
+ * stops with a message that names the pragma. */
+static void runtime_error(const char *which) {
+  int zero = (int)strlen(which) - (int)strlen(which), down = zero - 1, hits = 0;
+  if (strcmp(which, "grainsize") == 0) {
+    #pragma omp taskloop grainsize(zero) shared(hits)
+    for (int i = 0; i < 10; ++i) hits++;
+  } else {
+    #pragma omp taskloop shared(hits)
+    for (int i = 0; i < 10; i += down) hits++;
+  }
+  printf("not stopped: %d\n", hits);
+}
+
 int main(void) {
+  if (getenv("TASKLOOP_ERROR")) {
+    runtime_error(getenv("TASKLOOP_ERROR"));
+    return 0;
+  }
   int *data = malloc(N * sizeof(int));
   for (int i = 0; i < N; ++i) data[i] = (i * 7919) % 1013;
 
