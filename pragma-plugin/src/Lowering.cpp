@@ -2673,7 +2673,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
     }
-    C << "0};\n";
+    C << (Loop ? "0, 0, 0, 0};\n" : "0};\n"); // a chunk's range is set below
     for (const Capture &Cap : Caps)
       if (Cap.How == Sharing::Firstprivate &&
           Cap.Var->getType().getNonReferenceType()->isArrayType()) {

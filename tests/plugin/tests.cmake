@@ -490,8 +490,14 @@ add_test(NAME plugin.golden.capture.cpp
                  ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
                  ${plugin_bin}/golden/capture.cpp
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.taskloop.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
+                 ${plugin_bin}/golden/taskloop.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
+                     plugin.golden.taskloop.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
