@@ -111,25 +111,20 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
   const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
   auto *F = dyn_cast_or_null<ForStmt>(S);
   if (!F) {
-    Diags.error(P.DirLoc, Dir + " must be followed by a 'for' loop" +
-                              (isa_and_nonnull<CXXForRangeStmt>(S)
-                                   ? std::string(" with an integer variable (not a range-based "
-                                                 "'for')")
-                                   : std::string()));
+    Diags.report(isa_and_nonnull<CXXForRangeStmt>(S) ? DiagId::TaskloopRangeFor
+                                                     : DiagId::TaskloopWithoutLoop,
+                 P.DirLoc, {Dir});
     return false;
   }
   Out.For = F;
   for (const Clause &C : P.Clauses)
     if (C.Info->Kind == ClauseKind::Collapse &&
         !(C.Args[0].size() == 1 && C.Args[0][0].Text == "1")) {
-      Diags.error(C.Loc, "'collapse' is not supported yet: the taskloop splits the iterations "
-                         "of the loop that follows it only (drop 'collapse', or make one loop "
-                         "of the nest)");
+      Diags.report(DiagId::TaskloopCollapse, C.Loc);
       return false;
     }
   if (P.find(ClauseKind::Grainsize) && P.find(ClauseKind::NumTasks)) {
-    Diags.error(P.find(ClauseKind::NumTasks)->Loc,
-                "'grainsize' and 'num_tasks' cannot both be given on " + Dir);
+    Diags.report(DiagId::TaskloopGranularity, P.find(ClauseKind::NumTasks)->Loc, {Dir});
     return false;
   }
 
@@ -150,8 +145,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
       Out.Lower = fileRange(SM, B.RHS->getSourceRange());
   }
   if (!V || !V->isLocalVarDeclOrParm()) {
-    Diags.error(At, "the loop of a taskloop must start by setting its variable: 'for (int i = "
-                    "start; ...' or 'for (i = start; ...'");
+    Diags.report(DiagId::TaskloopInit, At);
     return false;
   }
   Out.Var = V;
@@ -160,8 +154,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
   if (!T->isDependentType() &&
       (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType() ||
        T->isReferenceType())) {
-    Diags.error(V->getLocation(), "the variable '" + Name + "' of a taskloop's loop must have "
-                                  "an integer type");
+    Diags.report(DiagId::TaskloopVariableType, V->getLocation(), {Name});
     return false;
   }
 
@@ -172,18 +165,14 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
                 (C.Op == BO_LT || C.Op == BO_LE || C.Op == BO_GT || C.Op == BO_GE) &&
                 (named(C.LHS) == V) != (named(C.RHS) == V);
   if (!CondOK) {
-    Diags.error(Cond ? Cond->getBeginLoc() : F->getForLoc(),
-                "the condition of a taskloop's loop must compare '" + Name +
-                    "' with its bound: '" + Name + " < end', '" + Name + " <= end', '" + Name +
-                    " > end' or '" + Name + " >= end'");
+    Diags.report(DiagId::TaskloopCondition, Cond ? Cond->getBeginLoc() : F->getForLoc(), {Name});
     return false;
   }
   bool VarLeft = named(C.LHS) == V;
   const Expr *Bound = VarLeft ? C.RHS : C.LHS;
   QualType BT = Bound->IgnoreParenImpCasts()->getType();
   if (!BT->isDependentType() && !BT->isIntegralOrUnscopedEnumerationType()) {
-    Diags.error(Bound->getBeginLoc(), "the bound of a taskloop's loop must have an integer "
-                                      "type");
+    Diags.report(DiagId::TaskloopBoundType, Bound->getBeginLoc());
     return false;
   }
   Out.Upper = fileRange(SM, Bound->getSourceRange());
@@ -211,10 +200,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     }
   }
   if (!IncOK) {
-    Diags.error(Inc ? Inc->getBeginLoc() : F->getRParenLoc(),
-                "the increment of a taskloop's loop must be '" + Name + "++', '++" + Name +
-                    "', '" + Name + "--', '--" + Name + "', '" + Name + " += step', '" + Name +
-                    " -= step' or '" + Name + " = " + Name + " + step'");
+    Diags.report(DiagId::TaskloopIncrement, Inc ? Inc->getBeginLoc() : F->getRParenLoc(), {Name});
     return false;
   }
   // A step known at compile time must go towards the bound (others are checked when the
@@ -237,10 +223,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     if (Out.StepNegated)
       Sign = -Sign;
     if (Sign == 0 || (Sign > 0) != Out.Up) {
-      Diags.error(Inc->getBeginLoc(),
-                  std::string("the increment of a taskloop's loop must take '") + Name +
-                      "' towards its bound: the condition wants it to go " +
-                      (Out.Up ? "up" : "down"));
+      Diags.report(DiagId::TaskloopDirection, Inc->getBeginLoc(), {Name, Out.Up ? "up" : "down"});
       return false;
     }
   }
@@ -251,9 +234,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     const char *What = isa<BreakStmt>(LF.Found)    ? "'break'"
                        : isa<ReturnStmt>(LF.Found) ? "'return'"
                                                    : "'goto'";
-    Diags.error(LF.Found->getBeginLoc(),
-                std::string(What) + " cannot leave the loop of a taskloop (its iterations "
-                                    "run in tasks)");
+    Diags.report(DiagId::JumpOutOfTaskloop, LF.Found->getBeginLoc(), {What});
     return false;
   }
   return true;
