@@ -152,8 +152,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
   std::string Name = V->getName().str();
   QualType T = V->getType();
   if (!T->isDependentType() &&
-      (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType() ||
-       T->isReferenceType())) {
+      (!T->isIntegerType() || T->isBooleanType() || T->isEnumeralType() || T->isReferenceType())) {
     Diags.report(DiagId::TaskloopVariableType, V->getLocation(), {Name});
     return false;
   }
@@ -277,8 +276,7 @@ std::string taskloopChunkBody(const std::string &Type, const std::string &VarNam
   return "for (unsigned long long nanort_tl_k = 0; nanort_tl_k < " + ArgsPtr +
          "->nanort_tl_count; ++nanort_tl_k) { " + Type + " " + VarName + " = (" + Type + ")(" +
          ArgsPtr + "->nanort_tl_first + nanort_tl_k * " + ArgsPtr + "->nanort_tl_step); (void)" +
-         VarName + ";\n" +
-         UserBody + "\n}";
+         VarName + ";\n" + UserBody + "\n}";
 }
 
 bool namesTaskloopVariable(const DepItem &D, llvm::StringRef Var) {
