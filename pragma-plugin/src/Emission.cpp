@@ -528,7 +528,6 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
                                                                     Plan.BodyEnd)));
   }
 
-
   // C++: the argument block is a local class at the task's place, its static member function
   // runs the body, and the site is a function-local static. So the task works inside
   // function templates, and captured variables may have types local to the function
@@ -683,11 +682,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
            "\"nanort_task_access\");\n";
   }
-  emitTaskClauses(C, Task,
-                  LabelC   ? "task '" + LabelC->Words[0] + "'"
-                  : Loop ? "taskloop"
-                         : "inline task",
-                  Scope, nullptr, nullptr, nullptr, Loop);
+  std::string Who = LabelC ? "task '" + LabelC->Words[0] + "'" : Loop ? "taskloop" : "inline task";
+  emitTaskClauses(C, Task, Who, Scope, nullptr, nullptr, nullptr, Loop);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
   if (Loop)
     emitTaskloopTail(C, Task);
@@ -713,7 +709,8 @@ Toks Lowerer::sourceToks(SourceRange R) const {
   Lexer Raw(SM.getLocForStartOfFile(B.first), LO, Buf.begin(), Buf.begin() + B.second,
             Buf.end());
   Token T;
-  while (!Raw.LexFromRawLexer(T) || T.isNot(tok::eof)) {
+  while (true) {
+    Raw.LexFromRawLexer(T);
     if (T.is(tok::eof) || SM.getFileOffset(T.getLocation()) >= End)
       break;
     Out.push_back({T.is(tok::raw_identifier) ? tok::identifier : T.getKind(),
