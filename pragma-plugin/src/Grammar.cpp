@@ -14,26 +14,40 @@ static const DirectiveInfo Directives[] = {
     {"critical", DirectiveKind::Critical, 0, false, true},
     {"atomic", DirectiveKind::Atomic, 0, false, false},
     {"taskloop", DirectiveKind::Taskloop, OnTaskloop, false, false},
+    // Accepted and dropped: 'simd' and 'declare simd' are vectorisation hints (their clauses
+    // are not read), 'taskyield' lets a thread run other tasks, which changes no result.
+    {"simd", DirectiveKind::Ignored, 0, true, false},
+    {"taskyield", DirectiveKind::Ignored, 0, true, false},
 };
 
 static constexpr AccessMode NoMode = AccessMode::In;
 
 static const ClauseInfo Clauses[] = {
     // Dependences.
-    {"in", ClauseKind::In, ArgKind::DepList, OnTasks, AccessMode::In, nullptr, nullptr},
-    {"input", ClauseKind::In, ArgKind::DepList, OnTasks, AccessMode::In, nullptr, nullptr},
-    {"out", ClauseKind::Out, ArgKind::DepList, OnTasks, AccessMode::Out, nullptr, nullptr},
-    {"output", ClauseKind::Out, ArgKind::DepList, OnTasks, AccessMode::Out, nullptr, nullptr},
-    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTasks, AccessMode::Inout, nullptr, nullptr},
+    {"in", ClauseKind::In, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::In, nullptr,
+     nullptr},
+    {"input", ClauseKind::In, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::In, nullptr,
+     nullptr},
+    {"out", ClauseKind::Out, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Out, nullptr,
+     nullptr},
+    {"output", ClauseKind::Out, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Out, nullptr,
+     nullptr},
+    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Inout, nullptr,
+     nullptr},
     {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTasks, AccessMode::Concurrent,
      nullptr, nullptr},
     {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTasks, AccessMode::Commutative,
      nullptr, nullptr},
-    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTasks, NoMode, nullptr, nullptr},
+    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTasks | OnTaskwait, NoMode, nullptr,
+     nullptr},
     // Data sharing of inline tasks.
     {"shared", ClauseKind::Shared, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
     {"private", ClauseKind::Private, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
     {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    // OmpSs-1: an 'in' dependence on the variable, and a private copy made when the task
+    // starts (after the dependence is satisfied), not when it is created.
+    {"inprivate", ClauseKind::Inprivate, ArgKind::DepList, OnTask, AccessMode::In, nullptr,
+     nullptr},
     {"default", ClauseKind::Default, ArgKind::Keyword, OnTasks, NoMode, "shared|firstprivate|none",
      nullptr},
     // Task properties.
@@ -41,6 +55,10 @@ static const ClauseInfo Clauses[] = {
     {"label", ClauseKind::Label, ArgKind::Name, OnTasks, NoMode, nullptr, nullptr},
     {"if", ClauseKind::If, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     {"final", ClauseKind::Final, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    // OmpSs-2: cost is evaluated and ignored (the C ABI has no cost hint; dmda measures times
+    // instead); onready's expression runs when the task starts, before its body.
+    {"cost", ClauseKind::Cost, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"onready", ClauseKind::Onready, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     // taskwait.
     {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
     {"noflush", ClauseKind::Noflush, ArgKind::None, OnTaskwait, NoMode, nullptr, nullptr},
@@ -49,13 +67,15 @@ static const ClauseInfo Clauses[] = {
      nullptr},
     {"ndrange", ClauseKind::Ndrange, ArgKind::ExprList, OnTarget, NoMode, nullptr, nullptr},
     {"shmem", ClauseKind::Shmem, ArgKind::Expr, OnTarget, NoMode, nullptr, nullptr},
-    {"copy_deps", ClauseKind::CopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
-    {"no_copy_deps", ClauseKind::NoCopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
-    {"copy_in", ClauseKind::CopyIn, ArgKind::DepList, OnTarget, AccessMode::In, nullptr, nullptr},
-    {"copy_out", ClauseKind::CopyOut, ArgKind::DepList, OnTarget, AccessMode::Out, nullptr,
+    {"copy_deps", ClauseKind::CopyDeps, ArgKind::None, OnTarget | OnTask, NoMode, nullptr, nullptr},
+    {"no_copy_deps", ClauseKind::NoCopyDeps, ArgKind::None, OnTarget | OnTask, NoMode, nullptr,
      nullptr},
-    {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget, AccessMode::Inout, nullptr,
+    {"copy_in", ClauseKind::CopyIn, ArgKind::DepList, OnTarget | OnTask, AccessMode::In, nullptr,
      nullptr},
+    {"copy_out", ClauseKind::CopyOut, ArgKind::DepList, OnTarget | OnTask, AccessMode::Out, nullptr,
+     nullptr},
+    {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget | OnTask, AccessMode::Inout,
+     nullptr, nullptr},
     {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
     {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
     {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
@@ -70,8 +90,8 @@ static const ClauseInfo Clauses[] = {
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskgroup",  "taskyield", "flush",
-    "ordered",    "simd",       "declare",    "threadprivate", "teams",    "distribute",
+    "masked",     "barrier",    "taskgroup",  "flush",
+    "ordered",    "declare",    "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
     "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",

@@ -291,6 +291,11 @@ bool namesTaskloopVariable(const DepItem &D, llvm::StringRef Var) {
     Found |= In(S);
   for (const Section &S : D.Sections)
     Found |= In(S.Lower) || In(S.Second);
+  for (const DepIterator &It : D.Iters) { // a multidependence's ranges
+    Found |= In(It.Lower) || In(It.Second) || In(It.Step);
+    for (const Toks &V : It.Values)
+      Found |= In(V);
+  }
   return Found;
 }
 
