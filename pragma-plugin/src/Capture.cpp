@@ -244,9 +244,21 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
     return report(DiagId::InlineTaskInLambda, Task.DirLoc);
-  if (isa<DeclStmt>(S))
+  if (isa<DeclStmt>(S) && Task.Dir->Kind == DirectiveKind::Task)
     return report(DiagId::TaskOnDeclaration, Task.DirLoc);
-  {
+  // A taskloop: each chunk is an inline task whose body is the loop's body.
+  Stmt *Scan = S;
+  if (Task.Dir->Kind == DirectiveKind::Taskloop) {
+    TaskloopLoop Loop;
+    if (!analyzeTaskloop(Ctx, Task, S, Diags, Loop))
+      return;
+    Scan = const_cast<Stmt *>(Loop.For->getBody());
+    Candidate Body;
+    Body.Begin = SM.getExpansionLoc(Scan->getBeginLoc());
+    Body.End = SM.getExpansionRange(Scan->getEndLoc()).getEnd();
+    statementRange(Body, Plan.BodyBegin, Plan.BodyEnd);
+    Plan.Loop = Loop;
+  } else {
     JumpFinder JF;
     JF.TraverseStmt(S);
     if (JF.Found)
@@ -269,7 +281,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
       Nested.push_back(&P);
   if (!CPP)
     for (const Pragma *P : Nested) {
-      if (!P->Dir || P->Dir->Kind != DirectiveKind::Task)
+      if (!P->Dir ||
+          (P->Dir->Kind != DirectiveKind::Task && P->Dir->Kind != DirectiveKind::Taskloop))
         continue;
       const Candidate *In = following(*P);
       if (!In || In->FD)
@@ -281,27 +294,32 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
     }
 
   UseFinder UF(SM, SourceRange(Begin, End));
-  UF.TraverseStmt(S);
+  UF.TraverseStmt(Scan);
   // Variables that only nested pragmas name (C++), or the task's own onready expression (which
-  // runs in the task): the nearest earlier declaration.
+  // runs in the task): the nearest earlier declaration. A name declared in the task's
+  // statement before a nested pragma is that pragma's own (a taskloop's variable, a local of
+  // the body), not a capture.
   std::vector<std::string> OnreadyIds;
   if (const Clause *On = Task.find(ClauseKind::Onready))
     for (const Tok &K : On->Args[0])
       if (K.Kind == tok::identifier)
         OnreadyIds.push_back(K.Text);
-  std::vector<const std::vector<std::string> *> Named;
+  std::vector<std::pair<const std::vector<std::string> *, SourceLocation>> Named;
   for (const Pragma *P : Nested)
-    Named.push_back(&P->Identifiers);
-  Named.push_back(&OnreadyIds);
-  for (const std::vector<std::string> *Ids : Named)
+    Named.push_back({&P->Identifiers, P->Begin});
+  Named.push_back({&OnreadyIds, Begin});
+  for (const auto &[Ids, Upto] : Named)
     for (const std::string &Id : *Ids) {
       VarDecl *Found = nullptr;
+      bool Inside = false;
       for (VarDecl *V : Vars) {
         if (V->getName() != Id || !Fn->getBody())
           continue;
         SourceLocation DL = SM.getExpansionLoc(V->getLocation());
-        if (!SM.isBeforeInTranslationUnit(DL, Begin))
+        if (!SM.isBeforeInTranslationUnit(DL, Begin)) {
+          Inside |= SM.isBeforeInTranslationUnit(DL, Upto);
           continue;
+        }
         if (V->getDeclContext() != Fn && !Fn->Encloses(V->getDeclContext()) &&
             !isa<ParmVarDecl>(V))
           continue;
@@ -310,11 +328,13 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
         if (!Found || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Found->getLocation()), DL))
           Found = V;
       }
-      if (Found && !UF.Uses.count(Found)) {
+      if (Found && !Inside && !UF.Uses.count(Found)) {
         UF.Order.push_back(Found);
         UF.Uses[Found];
       }
     }
+  if (Plan.Loop) // private in every chunk: the chunk's body declares it
+    llvm::erase(UF.Order, const_cast<VarDecl *>(Plan.Loop->Var));
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
   std::set<std::string> Shared, Private, First, Inprivate;
@@ -420,7 +440,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   // a captured pointer (explicit 'this', and the implicit one of member accesses).
   if (auto *M = dyn_cast<CXXMethodDecl>(Fn); M && M->isInstance()) {
     ThisFinder TF;
-    TF.TraverseStmt(S);
+    TF.TraverseStmt(Scan);
     if (TF.Lambda)
       return report(DiagId::LambdaCapturesThis, TF.Lambda->getBeginLoc());
     for (CXXThisExpr *E : TF.Uses) {

@@ -245,6 +245,40 @@ void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, boo
   closeIterators(C, Scope);
 }
 
+// A dependence of a chunk that names the loop variable: the item for each iteration of the
+// chunk, the variable bound to the iteration's value; successive items that touch or overlap
+// are merged into one access (2-D items are registered one by one).
+void emitTaskloopAccess(Code &C, const DepItem &D, const std::string &Type,
+                        const std::string &Var, bool CPP, const ItemChecks &Check) {
+  const char *Mode = modeName(D.Mode);
+  const std::map<std::string, std::string> *Saved = C.Subst;
+  std::map<std::string, std::string> Own;
+  if (Saved && Saved->count(Var)) { // the iteration's own variable, not the enclosing task's
+    Own = *Saved;
+    Own.erase(Var);
+    C.Subst = &Own;
+  }
+  C << "{ __UINTPTR_TYPE__ nanort_tl_lo = 0, nanort_tl_hi = 0; unsigned long long nanort_tl_j;\n"
+       "for (nanort_tl_j = 0; nanort_tl_j < nanort_tl_ccount; ++nanort_tl_j) {\n"
+    << Type << " " << Var << " = (" << Type
+    << ")((unsigned long long)nanort_tl_lb + (nanort_tl_cfirst + nanort_tl_j) * "
+       "nanort_tl_step);\n";
+  IteratorScope Iterators; // a multidependence: its items for each iteration
+  openIterators(C, D, Check, Iterators);
+  C << "{ ";
+  emitItem(C, D, CPP, Check);
+  if (D.Sections.size() == 2)
+    C << "nanort_check(nanort_task_access_2d(nanort_t, (const void *)nanort_p, "
+         "nanort_row_bytes, nanort_rows, nanort_stride, "
+      << Mode << "), \"nanort_task_access_2d\"); }\n";
+  else
+    C << "nanort_tl_add(nanort_t, &nanort_tl_lo, &nanort_tl_hi, (const void *)nanort_p, "
+         "nanort_size, "
+      << Mode << "); }\n";
+  closeIterators(C, Iterators);
+  C << "}\nnanort_tl_access(nanort_t, nanort_tl_lo, nanort_tl_hi, " << Mode << "); }\n";
+  C.Subst = Saved;
+}
 
 } // namespace
 
@@ -310,6 +344,8 @@ std::string Lowerer::prelude() const {
          "  va_end(nanort_args);\n"
          "  if (nanort_t) nanort_task_discard(nanort_t);\n"
          "  exit(1);\n}\n";
+  if (UsesTaskloop)
+    S += taskloopPrelude();
   S += FileModuleDefs;
   if (UsesCuda) {
     // The program's CUDA fatbin, which nanocc / nanocxx / nanort_annotate embed from the .cu
@@ -346,7 +382,8 @@ std::string Lowerer::prelude() const {
 void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
                               ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                               const Pragma *LaunchFrom,
-                              const std::map<std::string, std::string> *Rename) {
+                              const std::map<std::string, std::string> *Rename,
+                              const TaskloopLoop *Loop) {
   ItemChecks Check{"nanort: " + std::string(fileName(Task.Begin)) + ":" +
                        std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
                    "nanort_t", &UsesSectionChecks, &Diags,
@@ -361,7 +398,12 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Depend:
     case ClauseKind::Inprivate:
       for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
+        if (Loop && namesTaskloopVariable(D, Loop->Var->getName()))
+          emitTaskloopAccess(
+              C, D, decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""),
+              Loop->Var->getName().str(), CPP, Check);
+        else
+          emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
     // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
     // them: the same as on the target.
@@ -604,6 +646,18 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   std::string Args = "nanort_args_" + Id;
   std::string ArgsType = CPP ? Args : "struct " + Args;
   std::string BodyText = RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
+  // A taskloop's chunk: the loop's body over the chunk's iterations, the loop variable private.
+  const TaskloopLoop *Loop = Plan.Loop ? &*Plan.Loop : nullptr;
+  if (Loop) {
+    Code B(SM);
+    B.at(Plan.BodyBegin);
+    std::string Var = Loop->Var->getName().str();
+    BodyText = taskloopChunkBody(
+        decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""), Var,
+        "nanort_a",
+        B.str() + RW.getRewrittenText(CharSourceRange::getCharRange(Plan.BodyBegin,
+                                                                    Plan.BodyEnd)));
+  }
 
   // C++: the argument block is a local class at the task's place, its static member function
   // runs the body, and the site is a function-local static. So the task works inside
@@ -623,7 +677,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;\n  static void nanort_body(void *nanort_v) {\n    " << Args
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "")
+      << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
       << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n";    if (!Plan.ThisType.isNull())
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
@@ -672,7 +727,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
     }
-    F << " char nanort_unused; };\n";
+    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << " };\n";
     F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n";
     // Private and firstprivate variables are locals of the same name (shared ones were
@@ -721,6 +776,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   };
   if (Outer)
     C.Subst = &Outer->Views;
+  if (Loop)
+    emitTaskloopHead(C, Task, *Loop);
   C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
     << ", sizeof(" << ArgsType << ")));\n";
   if (CPP) {
@@ -734,7 +791,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
     }
-    C << "0};\n";
+    C << (Loop ? "0, 0, 0, 0};\n" : "0};\n"); // a chunk's range is set below
     for (const Capture &Cap : Caps)
       if (Cap.How == Sharing::Firstprivate &&
           Cap.Var->getType().getNonReferenceType()->isArrayType()) {
@@ -760,9 +817,24 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   std::vector<const VarDecl *> Scope;
   for (const Capture &Cap : Caps)
     Scope.push_back(Cap.Var);
-  emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
-                  Target);
+  if (Loop) {
+    // The chunk's iterations; in a taskloop with a group, the token that its wait names.
+    C << "{ " << (CPP ? Args + " *nanort_tl_a = static_cast<" + Args + " *>("
+                      : ArgsType + " *nanort_tl_a = (" + ArgsType + " *)(")
+      << "nanort_task_args(nanort_t));\n"
+      << "nanort_tl_a->nanort_tl_first = (unsigned long long)nanort_tl_lb + nanort_tl_cfirst * "
+         "nanort_tl_step;\n"
+      << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\n"
+      << "nanort_tl_a->nanort_tl_step = nanort_tl_step; }\n";
+    if (taskloopHasGroup(Task))
+      C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
+           "\"nanort_task_access\");\n";
+  }
+  std::string Who = LabelC ? "task '" + LabelC->Words[0] + "'" : Loop ? "taskloop" : "inline task";
+  emitTaskClauses(C, Task, Who, Scope, Target, nullptr, nullptr, Loop);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
+  if (Loop)
+    emitTaskloopTail(C, Task);
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));
   RW.InsertTextAfter(Begin, C.str());
@@ -774,6 +846,118 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   }
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// The tokens of the main file's text R, as Code::user takes them (identifiers as such).
+Toks Lowerer::sourceToks(SourceRange R) const {
+  Toks Out;
+  std::pair<FileID, unsigned> B = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(afterToken(R.getEnd()));
+  StringRef Buf = SM.getBufferData(B.first);
+  Lexer Raw(SM.getLocForStartOfFile(B.first), LO, Buf.begin(), Buf.begin() + B.second,
+            Buf.end());
+  Token T;
+  while (true) {
+    Raw.LexFromRawLexer(T);
+    if (T.is(tok::eof) || SM.getFileOffset(T.getLocation()) >= End)
+      break;
+    Out.push_back({T.is(tok::raw_identifier) ? tok::identifier : T.getKind(),
+                   Lexer::getSpelling(T, SM, LO), T.getLocation()});
+  }
+  return Out;
+}
+
+// An expression of a taskloop's loop header, evaluated where the taskloop is: C spells the
+// variables that an enclosing task shares through its views; C++ takes the text that an
+// enclosing task rewrote ('this' of a member function).
+void Lowerer::emitSource(Code &C, SourceRange R) const {
+  if (!CPP) {
+    C.user(sourceToks(R));
+    return;
+  }
+  C.at(R.getBegin());
+  C << RW.getRewrittenText(CharSourceRange::getTokenRange(R)) << "\n";
+}
+
+// Where a taskloop's tasks are created: the loop's start, bound and step, evaluated once; the
+// number of iterations; the number of chunks (grainsize, num_tasks, or 4 per CPU worker); then
+// a loop over the chunks, each made by the inline task's code that follows.
+void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop) {
+  UsesTaskloop = true;
+  std::string Where = printfText("nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                                 std::to_string(lineOf(Task.Begin)) + ": " + dirName(Task) +
+                                 ": ");
+  std::string Var = Loop.Var->getName().str();
+  QualType T = Loop.Var->getType().getNonReferenceType().getUnqualifiedType();
+  C << "{ ";
+  if (!Loop.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
+    auto View = C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
+    C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+  }
+  C << decl(T, "nanort_tl_lb") << " = (";
+  emitSource(C, Loop.Lower);
+  C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub = (";
+  emitSource(C, Loop.Upper);
+  C << ");\nunsigned long long nanort_tl_step = " << (Loop.StepNegated ? "0ULL - " : "")
+    << "(unsigned long long)(";
+  if (Loop.Step.isValid())
+    emitSource(C, Loop.Step);
+  else
+    C << "1";
+  C << ");\nunsigned long long nanort_tl_n = 0;\n";
+  const char *Op = Loop.Up ? (Loop.Inclusive ? "<=" : "<") : (Loop.Inclusive ? ">=" : ">");
+  C << "if (nanort_tl_lb " << Op << " nanort_tl_ub) {\n  if ((long long)nanort_tl_step "
+    << (Loop.Up ? "<= 0" : ">= 0") << ") nanort_tl_error("
+    << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
+                "' never reaches its bound\n")
+    << ", (long long)nanort_tl_step);\n  nanort_tl_n = ("
+    << (Loop.Up ? "(unsigned long long)nanort_tl_ub - (unsigned long long)nanort_tl_lb"
+                : "(unsigned long long)nanort_tl_lb - (unsigned long long)nanort_tl_ub")
+    << (Loop.Inclusive ? "" : " - 1") << ") / "
+    << (Loop.Up ? "nanort_tl_step" : "(0ULL - nanort_tl_step)") << " + 1;\n}\n";
+  C << "if (nanort_tl_n) {\nunsigned long long nanort_tl_tasks;\n";
+  auto Positive = [&](const Clause &Cl, const char *Name) {
+    C << "{ long long nanort_tl_v = (long long)(";
+    C.user(Cl.Args[0]);
+    C << ");\nif (nanort_tl_v <= 0) nanort_tl_error("
+      << cLiteral(Where + Name + "(" + printfText(spellTokens(Cl.Args[0])) +
+                  ") is %lld; it must be positive\n")
+      << ", nanort_tl_v);\n";
+  };
+  if (const Clause *G = Task.find(ClauseKind::Grainsize)) {
+    // OpenMP's grainsize: as many chunks as hold at least grainsize iterations each (fewer
+    // than twice as many), the iterations spread evenly.
+    Positive(*G, "grainsize");
+    C << "nanort_tl_tasks = nanort_tl_n / (unsigned long long)nanort_tl_v;\n"
+         "if (!nanort_tl_tasks) nanort_tl_tasks = 1; }\n";
+  } else if (const Clause *N = Task.find(ClauseKind::NumTasks)) {
+    Positive(*N, "num_tasks");
+    C << "nanort_tl_tasks = (unsigned long long)nanort_tl_v < nanort_tl_n ? (unsigned long "
+         "long)nanort_tl_v : nanort_tl_n; }\n";
+  } else {
+    C << "{ int nanort_tl_w = nanort_device_count(NANORT_DEVICE_SMP);\n"
+         "nanort_tl_tasks = 4ULL * (unsigned long long)(nanort_tl_w > 0 ? nanort_tl_w : 1);\n"
+         "if (nanort_tl_tasks > nanort_tl_n) nanort_tl_tasks = nanort_tl_n; }\n";
+  }
+  C << "unsigned long long nanort_tl_size = nanort_tl_n / nanort_tl_tasks, nanort_tl_extra = "
+       "nanort_tl_n % nanort_tl_tasks, nanort_tl_next = 0, nanort_tl_c;\n";
+  if (taskloopHasGroup(Task))
+    C << "char nanort_tl_token = 0;\n";
+  C << "for (nanort_tl_c = 0; nanort_tl_c < nanort_tl_tasks; ++nanort_tl_c) {\n"
+       "unsigned long long nanort_tl_cfirst = nanort_tl_next, nanort_tl_ccount = "
+       "nanort_tl_size + (nanort_tl_c < nanort_tl_extra ? 1 : 0);\n"
+       "nanort_tl_next += nanort_tl_ccount;\n";
+}
+
+// After the chunks: the implicit taskgroup of '#pragma omp taskloop' waits for the tasks that
+// accessed the token, every chunk, each complete with its descendants.
+void Lowerer::emitTaskloopTail(Code &C, const Pragma &Task) {
+  C << "\n}\n";
+  if (taskloopHasGroup(Task))
+    C << "{ const void *nanort_tl_addr = (const void *)&nanort_tl_token; size_t nanort_tl_len "
+         "= 1;\nnanort_check(nanort_taskwait_on(&nanort_tl_addr, &nanort_tl_len, 1), "
+         "\"taskloop\"); }\n";
+  C << "} }";
 }
 
 // C: the outlined body goes before its function, so a body that calls that function (a

@@ -14,13 +14,16 @@ namespace nanort {
 
 // Ignored: hints that change no result (simd, declare simd) and taskyield: the pragma line
 // goes, nothing else.
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored };
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop };
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
   OnTask = 1u << 0,
   OnTaskwait = 1u << 1,
   OnTarget = 1u << 2,
+  OnTaskloop = 1u << 3,
+  // What an inline task and the tasks of a taskloop share.
+  OnTasks = OnTask | OnTaskloop,
 };
 
 enum class ArgKind {
@@ -43,6 +46,7 @@ enum class ClauseKind {
   On, Noflush,
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
+  Grainsize, NumTasks, Nogroup, Collapse,
 };
 
 // Access modes, the values of the C ABI's nanort_access_mode.
@@ -52,7 +56,7 @@ struct ClauseInfo {
   const char *Spelling;
   ClauseKind Kind;
   ArgKind Arg;
-  unsigned AllowedOn;     // OnTask | OnTaskwait | OnTarget
+  unsigned AllowedOn;     // OnTask | OnTaskwait | OnTarget | OnTaskloop
   AccessMode Mode;        // for dependence and copy clauses
   const char *Words;      // Keyword / KeywordList: the accepted words, '|'-separated
   const char *Unsupported; // non-null: recognised but not lowered yet; why

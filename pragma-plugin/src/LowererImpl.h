@@ -14,6 +14,7 @@
 #include "Code.h"
 #include "Lowering.h"
 #include "NonVoid.h"
+#include "Taskloop.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -320,6 +321,9 @@ private:
     QualType ThisType;         // C++ member functions: the task uses 'this'
     bool Nested = false;       // inside another inline task (whose body names it nanort_self)
     std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
+    // A taskloop: its loop; the chunk task's body is the loop's body (BodyBegin..BodyEnd).
+    std::optional<TaskloopLoop> Loop;
+    SourceLocation BodyBegin, BodyEnd;
   };
   std::map<const Pragma *, InlinePlan> Plans;
   // The innermost planned inline task whose statement holds L (other than Self).
@@ -353,7 +357,14 @@ private:
   void emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
                        ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                        const Pragma *LaunchFrom = nullptr,
-                       const std::map<std::string, std::string> *Rename = nullptr);
+                       const std::map<std::string, std::string> *Rename = nullptr,
+                       const TaskloopLoop *Loop = nullptr);
+  // Taskloops (Emission.cpp): the code around a chunk's inline task.
+  bool UsesTaskloop = false; // the prelude defines the taskloop helpers
+  Toks sourceToks(SourceRange R) const;
+  void emitSource(Code &C, SourceRange R) const;
+  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop);
+  void emitTaskloopTail(Code &C, const Pragma &Task);
   void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);
   std::string prelude() const;

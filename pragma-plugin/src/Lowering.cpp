@@ -133,7 +133,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   }
 
   for (Work &W : Works)
-    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
+    if ((W.P->Dir->Kind == DirectiveKind::Task || W.P->Dir->Kind == DirectiveKind::Taskloop) &&
+        W.C && !W.C->FD)
       planInlineTask(*W.P, W.Target, *W.C, Plans[W.P]);
   for (auto &A : Plans)
     for (auto &B : Plans)
@@ -164,6 +165,10 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
         lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
       }
       break;
+    case DirectiveKind::Taskloop: // chunk tasks are inline tasks
+      if (Plans[W.P].OK)
+        lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
+      break;
     case DirectiveKind::Critical:
       lowerCritical(*W.P, *W.C);
       break;
@@ -174,7 +179,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Ignored:
       break;
     }
-    if (W.P->Dir->Kind != DirectiveKind::Task) {
+    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Taskloop) {
       // Taskwait, critical and atomic need the helpers before their function.
       const Candidate *Around = nullptr;
       for (const Candidate &C : Candidates)

@@ -757,6 +757,14 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
   Parser Pa(P, Diags, Macros);
   bool OK = true;
   size_t I = 0;
+  // Combined taskloop forms: OmpSs-2's 'taskloop for', OpenMP's 'taskloop simd'.
+  if (P.Dir->Kind == DirectiveKind::Taskloop && I < T.size() &&
+      (T[I].Text == "for" || T[I].Text == "simd") &&
+      (I + 1 == T.size() || T[I + 1].Kind != tok::l_paren)) {
+    P.Combined = T[I].Text;
+    P.DirSpelling += " " + P.Combined;
+    ++I;
+  }
   const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
 
   if (P.Dir->OptionalName && I < T.size() && T[I].Kind == tok::l_paren) {

@@ -22,8 +22,8 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c sections.c nonvoid.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp)
+             single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -155,6 +155,37 @@ nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall 
 # Pointers named in dependences are firstprivate (issue 19): a stencil that swaps its grid
 # pointers after each step's tasks, compared with a plain loop; tasks created by functions that
 # return, structure and array-of-pointers bases, nested tasks, references, templates.
+# taskloop (issue 19): OpenMP's form with its implicit group, OmpSs-2's with dependences per
+# iteration, C++ (templates, members, lambdas); NANORT_CPU_WORKERS=2 fixes the default number of
+# chunks that taskloop.c checks (4 per worker).
+nanort_plugin_program(taskloop_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskloop.c)
+# Its run-time errors, from the binary that test built.
+set(taskloop_variants gcc)
+if(NOT NANORT_SANITIZE)
+  list(APPEND taskloop_variants clang)
+endif()
+foreach(variant ${taskloop_variants})
+  set_tests_properties(plugin.run.taskloop_c.${variant} PROPERTIES
+                       FIXTURES_SETUP plugin_taskloop_${variant})
+  foreach(entry "grainsize|'#pragma omp taskloop': grainsize(zero) is 0; it must be positive"
+                "step|'#pragma omp taskloop': the loop's step is -1: 'i' never reaches its bound")
+    string(FIND "${entry}" "|" bar)
+    string(SUBSTRING "${entry}" 0 ${bar} case)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${entry}" ${bar} -1 message)
+    set(test plugin.taskloop.${case}.${variant})
+    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "taskloop.c:" "${message}"
+                            REJECT "FAILED" "not stopped"
+                            COMMAND ${plugin_bin}/${variant}/taskloop_c)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKLOOP_ERROR=${case}"
+                         FIXTURES_REQUIRED plugin_taskloop_${variant})
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endforeach()
+nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/taskloop_oss.c)
+nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/taskloop.cpp)
 nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
@@ -495,6 +526,11 @@ add_test(NAME plugin.golden.capture.cpp
                  ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
                  ${plugin_bin}/golden/capture.cpp
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.taskloop.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
+                 ${plugin_bin}/golden/taskloop.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Issue 19's clauses: a multidependence's loop, taskwait with dependences, inprivate, copies.
 add_test(NAME plugin.golden.clauses.c
          COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
@@ -503,7 +539,8 @@ add_test(NAME plugin.golden.clauses.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     plugin.golden.clauses.c PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.taskloop.c plugin.golden.clauses.c
+                     PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default

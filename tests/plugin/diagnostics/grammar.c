@@ -42,8 +42,8 @@ void f8(void) {}
 // expected-error@+1 {{OpenMP directive '#pragma omp parallel' is not supported by nanort}}
 #pragma omp parallel for
 
-// expected-error@+1 {{OpenMP directive '#pragma oss taskloop' is not supported by nanort}}
-#pragma oss taskloop
+// expected-error@+1 {{OpenMP directive '#pragma oss taskiter' is not supported by nanort}}
+#pragma oss taskiter
 
 // expected-error@+1 {{expected a directive after '#pragma omp'}}
 #pragma omp
