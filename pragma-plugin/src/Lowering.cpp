@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "VariablyModified.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -480,6 +481,10 @@ struct Capture {
   VarDecl *Var;
   Sharing How;
   std::vector<SourceLocation> Uses; // DeclRefExpr locations inside the task body
+  std::optional<VMType> VM;         // a variably modified type (VariablyModified.h)
+  // C: the body names the variable through a pointer, (*nanort_s_x): a variable-length
+  // array, or a shared variable of a variably modified type.
+  bool viewed() const { return VM && (How == Sharing::Shared || VM->isArray()); }
 };
 
 class Lowerer {
@@ -2384,7 +2389,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   bool OK = true;
   for (VarDecl *V : UF.Order) {
     std::string N = V->getName().str();
-    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V]};
+    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V], std::nullopt};
     std::optional<Sharing> FromDeps;
     if (Private.count(N))
       Cap.How = Sharing::Private;
@@ -2406,15 +2411,28 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     }
     QualType T = V->getType();
     if (T->isVariablyModifiedType()) {
-      error(Task.DirLoc, "variable '" + N + "' has a variably modified type; inline tasks "
-                         "cannot capture it yet (use a pointer)");
-      OK = false;
-      continue;
+      Cap.VM = splitVariablyModified(Ctx, T.getNonReferenceType());
+      if (CPP) {
+        error(Task.DirLoc, "variable '" + N + "' has a variably modified type (a "
+                           "variable-length array or a pointer to one, a C feature): C++ "
+                           "inline tasks cannot capture it; use a pointer to its first "
+                           "element");
+        OK = false;
+        continue;
+      }
+      if (!Cap.VM) {
+        error(Task.DirLoc, "variable '" + N + "' has a variably modified type that inline "
+                           "tasks cannot capture (only variable-length arrays and pointers "
+                           "to them)");
+        OK = false;
+        continue;
+      }
     }
     if (!CPP) // C++ spells the captured types with decltype, inside the function
-      OK &= checkLocalType(T.getNonReferenceType(), Task.DirLoc, N);
-    if (Cap.How == Sharing::Private && (T->isReferenceType() || T.isConstQualified())) {
-      error(Task.DirLoc, "private variable '" + N + "' cannot be a reference or const");
+      OK &= checkLocalType(Cap.VM ? Cap.VM->Elem : T.getNonReferenceType(), Task.DirLoc, N);
+    // A reference's task gets an object of the referenced type (OpenMP 4.5 and later).
+    if (Cap.How == Sharing::Private && T.getNonReferenceType().isConstQualified()) {
+      error(Task.DirLoc, "private variable '" + N + "' cannot be const");
       OK = false;
     }
     if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
@@ -2430,10 +2448,11 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
   // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
   if (!CPP)
     for (const Capture &Cap : Caps) {
-      if (Cap.How != Sharing::Shared)
+      if (Cap.How != Sharing::Shared && !Cap.viewed())
         continue;
       std::string Name = Cap.Var->getName().str();
-      Plan.Views[Name] = "(*nanort_a->" + Name + ")";
+      std::string View = Cap.VM ? "(*nanort_s_" + Name + ")" : "(*nanort_a->" + Name + ")";
+      Plan.Views[Name] = View;
       std::set<unsigned> Done; // a macro argument may expand to several uses
       for (SourceLocation L : Cap.Uses) {
         SourceLocation Spelled = SM.getExpansionLoc(L);
@@ -2455,7 +2474,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
         }
         if (!Done.insert(L.getRawEncoding()).second)
           continue;
-        RW.ReplaceText(L, Name.size(), "(*nanort_a->" + Name + ")");
+        RW.ReplaceText(L, Name.size(), View);
       }
     }
   if (!OK)
@@ -2561,7 +2580,14 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.VM) { // the variable's address or value untyped, or where its copy is
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          F << " void *" << Name << ";";
+        else if (Cap.VM->isArray())
+          F << " size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          F << " size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
@@ -2574,6 +2600,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        if (Cap.How == Sharing::Shared)
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = nanort_a->" << Name << ";\n  (void)nanort_s_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = (void *)((char *)nanort_v + nanort_a->nanort_o_" << Name << ");\n  (void)nanort_s_"
+            << Name << ";\n";
+        else
+          F << "  " << vmDeclaration(*Cap.VM, Name, Lengths, 0, Policy)
+            << (Cap.How == Sharing::Firstprivate ? " = nanort_a->" + Name : std::string())
+            << ";\n  (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
       } else if (Cap.How == Sharing::Firstprivate) {
@@ -2609,8 +2652,20 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   };
   if (Outer)
     C.Subst = &Outer->Views;
-  C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
-    << ", sizeof(" << ArgsType << ")));\n";
+  // C: a firstprivate or private variable-length array gets its bytes after the block.
+  std::string ArgsSize = "sizeof(" + ArgsType + ")";
+  std::string Extra;
+  if (!CPP)
+    for (const Capture &Cap : Caps) {
+      if (!Cap.VM || Cap.How == Sharing::Shared || !Cap.VM->isArray())
+        continue;
+      std::string Name = Cap.Var->getName().str();
+      Extra += "size_t nanort_o_" + Name + " = (" + ArgsSize + " + 15) / 16 * 16;\n";
+      ArgsSize = "nanort_o_" + Name + " + sizeof " + View(Name);
+    }
+  C << "{ " << L.str() << Extra
+    << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
+    << ", " << ArgsSize << "));\n";
   if (CPP) {
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
     if (!Plan.ThisType.isNull())
@@ -2635,6 +2690,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths = vmLengths(*Cap.VM, View(Name));
+        for (unsigned K = 0; K < Lengths.size(); ++K)
+          C << A << "->nanort_d_" << Name << "_" << K << " = " << Lengths[K] << ";\n";
+        if (Cap.How == Sharing::Shared)
+          C << A << "->" << Name << " = (void *)&" << View(Name) << ";\n";
+        else if (!Cap.VM->isArray()) {
+          if (Cap.How == Sharing::Firstprivate)
+            C << A << "->" << Name << " = (void *)" << View(Name) << ";\n";
+        } else {
+          C << A << "->nanort_o_" << Name << " = nanort_o_" << Name << ";\n";
+          if (Cap.How == Sharing::Firstprivate)
+            C << "__builtin_memcpy((char *)" << A << " + nanort_o_" << Name
+              << ", (const void *)&" << View(Name) << ", sizeof " << View(Name) << ");\n";
+        }
+        continue;
+      }
       if (Cap.How == Sharing::Shared)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)

@@ -150,6 +150,10 @@ nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/stencil_swap.cpp)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
+# Variable-length arrays and pointers to their rows in C inline tasks (issue 19): tiles of
+# double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
+# array copied), private, and shared by a nested task; each compared with a sequential run.
+nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror ${p}/vla.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
