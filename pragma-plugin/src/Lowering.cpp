@@ -431,7 +431,36 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
       Fail(sectionStartMessage(I, D.Sections.size(), Kind, BaseText, "%lld", "", ""),
            "nanort_start" + K);
   }
-  if (!D.Shape.empty()) {
+  if (!D.Shape.empty() && !D.Sections.empty()) {
+    // ([n][m]x)[a;k][b;l]: x's elements indexed by the shape, without a cast to a pointer to
+    // rows (their length may be known at run time only, and C++ has no such types). Row K of
+    // the shape holds nanort_elemsK elements, the product of the dimensions after K.
+    C << Auto << "nanort_x = "; Base(); C << ";\n";
+    for (size_t I = 0; I < D.Shape.size(); ++I) {
+      std::string K = std::to_string(I);
+      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
+      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
+        continue;
+      C << "if (nanort_dim" << K << " < 0) ";
+      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
+    }
+    for (size_t I = 0; I < D.Sections.size(); ++I) {
+      C << "size_t nanort_elems" << (unsigned)I << " = 1";
+      for (size_t J = I + 1; J < D.Shape.size(); ++J)
+        C << " * (size_t)nanort_dim" << (unsigned)J;
+      C << ";\n";
+    }
+    C << Auto << "nanort_p = nanort_x + nanort_lo0 * (long long)nanort_elems0";
+    if (D.Sections.size() == 2)
+      C << " + nanort_lo1 * (long long)nanort_elems1";
+    C << ";\n";
+    if (D.Sections.size() == 1)
+      C << "size_t nanort_size = (size_t)nanort_len0 * nanort_elems0 * sizeof(*nanort_p);\n";
+    else
+      C << "size_t nanort_rows = (size_t)nanort_len0;\n"
+        << "size_t nanort_row_bytes = (size_t)nanort_len1 * nanort_elems1 * sizeof(*nanort_p);\n"
+        << "size_t nanort_stride = nanort_elems0 * sizeof(*nanort_p);\n";
+  } else if (!D.Shape.empty()) {
     C << Auto << "nanort_p = "; Base(); C << ";\n";
     for (size_t I = 0; I < D.Shape.size(); ++I) {
       std::string K = std::to_string(I);
@@ -1342,8 +1371,23 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (FD->getQualifier() && !Method)
     return Fail("a task pragma on a qualified name is not supported yet; put it on the "
                 "declaration inside the namespace");
-  if (!FD->hasWrittenPrototype() && !CPP)
-    return Fail("function task '" + Name + "' needs a prototype");
+  // C before C23: 'void f()' declares f without saying its parameters. The definition says
+  // them: 'void f() { ... }' has none, 'void f(int *x) { ... }' after a 'void f();' with the
+  // pragma has x (and the clauses may name it).
+  if (!FD->hasWrittenPrototype() && !CPP) {
+    FunctionDecl *Def = FD->getDefinition();
+    if (Def && Def->hasWrittenPrototype())
+      FD = Def;
+    else if (Def && Def->param_empty())
+      ; // no parameters
+    else if (Def)
+      return Fail("function task '" + Name + "' needs a prototype: its definition lists its "
+                  "parameters without their types in the parentheses (old style)");
+    else if (FD->isReferenced())
+      return Fail("function task '" + Name + "' needs a prototype: it is declared without "
+                  "parameters ('" + Name + "()') and not defined in this file; declare its "
+                  "parameters, or '" + Name + "(void)'");
+  }
   if (!FD->getDeclName().isIdentifier())
     return Fail("operators and conversion functions cannot be tasks");
   for (const char *K : {"shared", "private", "firstprivate", "default"})
@@ -1380,6 +1424,9 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   bool HeaderKernel = isHeaderKernel(Task, Target, FD);
   if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
+  // A task that this file neither defines nor uses needs nothing here.
+  if (!Def && !Kernel && !FD->isReferenced())
+    return;
   if (!Def && !Kernel)
     return Fail("function task '" + Name + "' must be defined in this file, or declared with "
                 "its pragma in a header that the defining file includes");
@@ -2798,11 +2845,26 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
       LHS = U->getSubExpr();
       Op = U->isIncrementOp() ? "+" : "-";
     }
+  } else if (auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+             OC && OC->isTypeDependent()) {
+    // In a template, x += v on a dependent type may be kept as an operator call.
+    OverloadedOperatorKind K = OC->getOperator();
+    if (K == OO_PlusPlus || K == OO_MinusMinus) {
+      LHS = OC->getArg(0);
+      Op = K == OO_PlusPlus ? "+" : "-";
+    } else if (OC->isAssignmentOp() && K != OO_Equal && OC->getNumArgs() == 2) {
+      LHS = OC->getArg(0);
+      RHS = OC->getArg(1);
+      Op = StringRef(getOperatorSpelling(K)).drop_back().str();
+    }
   }
   if (!LHS)
     return error(P.DirLoc, "'#pragma " + P.Namespace + " atomic' applies to 'x op= expr;', "
                            "'x++;', '++x;', 'x--;' or '--x;'");
-  if (!LHS->getType()->isScalarType())
+  // A type that depends on a template parameter is checked where the template is
+  // instantiated, by a static_assert in the lowered code.
+  bool Dependent = LHS->isTypeDependent();
+  if (!Dependent && !LHS->getType()->isScalarType())
     return error(P.DirLoc, "the target of an atomic update must have a scalar type");
   auto Txt = [&](Expr *X) {
     // The rewritten text: a C inline task around may have replaced shared variables.
@@ -2815,7 +2877,11 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
   SourceLocation Semi = Lexer::findLocationAfterToken(C.End, tok::semi, SM, LO, false);
   if (Semi.isValid())
     End = Semi;
-  std::string Code = "{ __typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
+  std::string Code = "{ ";
+  if (Dependent)
+    Code += "static_assert(std::is_scalar<std::remove_reference_t<decltype(" + L +
+            ")>>::value, \"the target of an atomic update must have a scalar type\"); ";
+  Code += "__typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
                      ") nanort_old, nanort_new; __atomic_load(nanort_p, &nanort_old, "
                      "__ATOMIC_RELAXED); do { nanort_new = nanort_old " + Op + " (" + R +
                      "); } while (!__atomic_compare_exchange(nanort_p, &nanort_old, "

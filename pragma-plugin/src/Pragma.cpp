@@ -364,11 +364,25 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
     return fail(T.front().Loc, "multidependences ({item, i=start;length}) are not supported "
                                "yet: name each item, or a section that covers them all");
   size_t I = 0;
+  // A section of a shaped expression: ([n][m]x)[a;k]. The parentheses go, the sections apply
+  // to the shape's dimensions (the lowering indexes x by the shape, see emitItem).
+  Toks Sectioned; // T without those parentheses: [n][m]x[a;k]
+  size_t ParenClose = T.size();
+  if (T.size() > 1 && T[0].Kind == tok::l_paren && T[1].Kind == tok::l_square) {
+    ParenClose = matching(T, 0);
+    if (ParenClose + 1 < T.size() && T[ParenClose + 1].Kind == tok::l_square) {
+      Sectioned.assign(T.begin() + 1, T.begin() + ParenClose);
+      Sectioned.insert(Sectioned.end(), T.begin() + ParenClose + 1, T.end());
+    } else {
+      ParenClose = T.size();
+    }
+  }
+  const Toks &Item = Sectioned.empty() ? T : Sectioned;
   // Shaping: [n][m]x.
-  while (I < T.size() && T[I].Kind == tok::l_square) {
-    size_t Close = matching(T, I);
-    if (Close == T.size())
-      return fail(T[I].Loc, "expected ']' to close the shape");
+  while (I < Item.size() && Item[I].Kind == tok::l_square) {
+    size_t Close = matching(Item, I);
+    if (Close == Item.size())
+      return fail(Item[I].Loc, "expected ']' to close the shape");
     I = Close + 1;
   }
   const size_t ShapeEnd = I;
@@ -376,32 +390,32 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   // inside parentheses or braces (x[f(a, b)]) is the user's own.
   {
     std::vector<size_t> Open;
-    for (size_t J = 0; J < T.size(); ++J) {
-      if (isOpen(T[J].Kind)) {
+    for (size_t J = 0; J < Item.size(); ++J) {
+      if (isOpen(Item[J].Kind)) {
         Open.push_back(J);
-      } else if (isClose(T[J].Kind)) {
+      } else if (isClose(Item[J].Kind)) {
         if (!Open.empty())
           Open.pop_back();
-      } else if (T[J].Kind == tok::comma && !Open.empty() &&
-                 T[Open.back()].Kind == tok::l_square) {
+      } else if (Item[J].Kind == tok::comma && !Open.empty() &&
+                 Item[Open.back()].Kind == tok::l_square) {
         if (Open.back() < ShapeEnd) {
-          Diags.error(T[J].Loc, "',' in a shape is the comma operator, which keeps only the "
+          Diags.error(Item[J].Loc, "',' in a shape is the comma operator, which keeps only the "
                                 "last size: did you mean '][' ([n][m]x)?");
           if (!P.Operator)
-            Diags.note(T[J].Loc, "replace ',' with '][' for two dimensions", 1, "][");
+            Diags.note(Item[J].Loc, "replace ',' with '][' for two dimensions", 1, "][");
         } else if (Depend) {
-          Diags.error(T[J].Loc, "',' in a subscript of a dependence is the comma operator, "
+          Diags.error(Item[J].Loc, "',' in a subscript of a dependence is the comma operator, "
                                 "which keeps only the last value: did you mean ':' "
                                 "(start:length)?");
           if (!P.Operator)
-            Diags.note(T[J].Loc, "replace ',' with ':' for a start and a length", 1, ":");
+            Diags.note(Item[J].Loc, "replace ',' with ':' for a start and a length", 1, ":");
         } else {
-          Diags.error(T[J].Loc, "',' in a subscript of a dependence is the comma operator, "
+          Diags.error(Item[J].Loc, "',' in a subscript of a dependence is the comma operator, "
                                 "which keeps only the last value: did you mean ';' "
                                 "(start;length) or ':' (start:end)?");
           if (!P.Operator) {
-            Diags.note(T[J].Loc, "replace ',' with ';' for a start and a length", 1, ";");
-            Diags.note(T[J].Loc, "replace ',' with ':' for a start and an end, the end included",
+            Diags.note(Item[J].Loc, "replace ',' with ';' for a start and a length", 1, ";");
+            Diags.note(Item[J].Loc, "replace ',' with ':' for a start and an end, the end included",
                        1, ":");
           }
         }
@@ -409,22 +423,22 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
       }
     }
   }
-  if (ShapeEnd == T.size())
-    return fail(T.back().Loc, "expected an expression after the shape");
+  if (ShapeEnd == Item.size())
+    return fail(Item.back().Loc, "expected an expression after the shape");
   for (I = 0; I < ShapeEnd;) {
-    size_t Close = matching(T, I);
-    Toks Dim(T.begin() + I + 1, T.begin() + Close);
+    size_t Close = matching(Item, I);
+    Toks Dim(Item.begin() + I + 1, Item.begin() + Close);
     if (Dim.empty())
-      return fail(T[I].Loc, "expected a size inside '[]' of a shape");
-    std::vector<size_t> Seps = separators(T, I, Close);
+      return fail(Item[I].Loc, "expected a size inside '[]' of a shape");
+    std::vector<size_t> Seps = separators(Item, I, Close);
     if (!Seps.empty())
-      return fail(T[Seps[0]].Loc, "unexpected '" + T[Seps[0]].Text +
+      return fail(Item[Seps[0]].Loc, "unexpected '" + Item[Seps[0]].Text +
                                       "' in a shape: a shape gives one size per '[]', "
                                       "[n]x or [n][m]x");
     D.Shape.push_back(Dim);
     I = Close + 1;
   }
-  Toks Rest(T.begin() + I, T.end());
+  Toks Rest(Item.begin() + I, Item.end());
 
   // Trailing bracket groups: sections [a;n] / [a:b] or plain subscripts.
   struct Group {
@@ -491,9 +505,19 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
     if (D.Sections.size() > 2)
       return fail(Rest[Groups[First].Open].Loc,
                   "array sections of more than 2 dimensions are not supported yet");
-    if (!D.Shape.empty())
+    if (!D.Shape.empty() && Sectioned.empty())
       return fail(Rest[Groups[First].Open].Loc,
-                  "an array section of a shaped expression is not supported yet");
+                  "an array section of a shaped expression needs parentheses around the "
+                  "shaped expression: ([n]x)[a;k]");
+    if (!Sectioned.empty() && BaseEnd + (Item.size() - Rest.size()) != ParenClose - 1)
+      return fail(Rest[Groups[First].Open].Loc,
+                  "an array section inside a shaped expression is not supported: write "
+                  "the sections after the parentheses, ([n]x)[a;k]");
+    if (!Sectioned.empty() && D.Sections.size() > D.Shape.size())
+      return fail(Rest[Groups[First + D.Shape.size()].Open].Loc,
+                  "this array section has no dimension of the shape left: a shape of " +
+                      std::to_string(D.Shape.size()) + " dimension" +
+                      (D.Shape.size() == 1 ? "" : "s") + " takes at most that many sections");
   }
   D.Base.assign(Rest.begin(), Rest.begin() + BaseEnd);
   if (D.Base.empty())

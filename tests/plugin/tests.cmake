@@ -153,6 +153,18 @@ nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}
 # Variable-length arrays and pointers to their rows in C inline tasks (issue 19): tiles of
 # double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
 # array copied), private, and shared by a nested task; each compared with a sequential run.
+# Forms of older OmpSs programs (issue 19): C function tasks declared 'void f()', a task
+# declared but neither defined nor called, sections of shaped expressions ([n]p)[a:b] and
+# ([r][c]m)[a;k][b;l]; C++ private(c) of a reference, atomic on template-dependent types.
+nanort_plugin_program(legacy_forms_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall
+                      -Wno-deprecated-non-prototype ${p}/legacy_forms.c)
+nanort_plugin_program(legacy_forms_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/legacy_forms.cpp)
+# nanocxx passes -fno-strict-return to clang: int member functions that create tasks and run
+# off their end without 'return', as programs written for mcc over g++ have (clang would trap,
+# also without optimisation; g++ -O2 would take the path as unreachable: no -O here).
+nanort_plugin_program(no_return_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
+                      ${p}/no_return.cpp)
 nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror ${p}/vla.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
