@@ -75,13 +75,12 @@ public:
       Begin = SM.getExpansionLoc(Intro.Loc);
       if (!SM.isWrittenInMainFile(Begin) || SM.isInSystemHeader(Begin)) {
         if (!SM.isInSystemHeader(Begin))
-          Diags.error(Begin, "_Pragma(\"" + getName().str() +
-                                 " ...\") is lowered in the main file only");
+          Diags.report(DiagId::PragmaOperatorOutsideMain, Begin, {getName().str()});
         return;
       }
       SourceLocation Last = operatorEnd(PP, Intro.Loc);
       if (Last.isInvalid()) {
-        Diags.error(Begin, "cannot find the end of this _Pragma");
+        Diags.report(DiagId::PragmaOperatorEnd, Begin);
         return;
       }
       DirLoc = Begin;
@@ -89,9 +88,7 @@ public:
         K.Loc = Begin;
       Eod = Lexer::getLocForEndOfToken(Last, 0, SM, PP.getLangOpts());
     } else if (Intro.Kind != PIK_HashPragma) {
-      Diags.error(SM.getExpansionLoc(Intro.Loc),
-                  "pragmas written with __pragma are not supported; write '#pragma " +
-                      getName().str() + " ...' or _Pragma(\"" + getName().str() + " ...\")");
+      Diags.report(DiagId::MicrosoftPragma, SM.getExpansionLoc(Intro.Loc), {getName().str()});
       return;
     }
     // Included files: task pragmas on function declarations are lowered (the file that
@@ -113,14 +110,12 @@ public:
     P.End = Eod;
     P.Dir = findDirective(DirName);
     if (DirName.empty()) {
-      Diags.error(DirLoc, "expected a directive after '#pragma " + P.Namespace + "'");
+      Diags.report(DiagId::ExpectedDirective, DirLoc, {P.Namespace});
     } else if (!P.Dir) {
       if (isOtherOpenMPDirective(DirName))
-        Diags.error(DirLoc, "OpenMP directive " + directiveLine(P.Namespace, DirName) +
-                                " is not supported by nanort (supported: task, taskwait, "
-                                "target, critical, atomic)");
+        Diags.report(DiagId::UnsupportedDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
       else
-        Diags.error(DirLoc, "unknown directive " + directiveLine(P.Namespace, DirName));
+        Diags.report(DiagId::UnknownDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
     } else {
       // Constant section bounds may be written with macros (x[0;-N]): their definitions here.
       MacroLookup Macros = [&PP](const std::string &Name, Toks &Out) {
@@ -375,10 +370,8 @@ public:
     SourceManager &SM = PP.getSourceManager();
     if (!Strict || SM.isInSystemHeader(Intro.Loc))
       return;
-    DiagnosticsEngine &D = PP.getDiagnostics();
-    unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error,
-                                    "%0 was not lowered by the nanort plugin");
-    D.Report(Intro.Loc, ID) << directiveLine(getName().str(), Dir);
+    reportDiag(PP.getDiagnostics(), Intro.Loc, DiagId::NotLowered,
+               {directiveLine(getName().str(), Dir)});
   }
 
 private:
@@ -469,11 +462,7 @@ public:
         Options.NoCopyDepsByDefault = S == "no-copy-deps";
         continue;
       }
-      DiagnosticsEngine &D = CI.getDiagnostics();
-      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                                 "nanort plugin: unknown argument '%0' (accepted: emit=<file>, "
-                                 "emit-dir=<directory>, lower-only, copy-deps, no-copy-deps)"))
-          << A;
+      reportDiag(CI.getDiagnostics(), SourceLocation(), DiagId::UnknownArgument, {A});
       return false;
     }
     return true;
@@ -492,8 +481,7 @@ public:
     FileID Main = SM.getMainFileID();
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main);
     if (!FE) {
-      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                                 "nanort plugin: the input must be a file"));
+      reportDiag(D, SourceLocation(), DiagId::InputNotFile);
       return std::make_unique<ASTConsumer>();
     }
     StringRef Text = SM.getBufferData(Main);
@@ -518,8 +506,6 @@ public:
           PP.setPredefines(PP.getPredefines() + "\n" + kernelKeywordDefines());
         }
       }
-      unsigned ID = D.getCustomDiagID(DiagnosticsEngine::Error, "%0");
-      unsigned NoteID = D.getCustomDiagID(DiagnosticsEngine::Note, "%0");
       for (const StoredDiag &SD : R.Diags) {
         FileID F;
         if (SD.File == FE->getName())
@@ -529,7 +515,8 @@ public:
         SourceLocation L;
         if (F.isValid())
           L = SM.getLocForStartOfFile(F).getLocWithOffset(SD.Offset);
-        DiagnosticBuilder B = D.Report(L, SD.Note ? NoteID : ID);
+        // Formatted from Diagnostics.def by the private parse's DiagSink.
+        DiagnosticBuilder B = D.Report(L, D.getCustomDiagID(diagLevel(SD.Severity), "%0"));
         B << SD.Message;
         if (SD.HasFix && L.isValid())
           B << FixItHint::CreateReplacement(
@@ -568,9 +555,7 @@ public:
       std::error_code EC;
       llvm::raw_fd_ostream OS(Path, EC);
       if (EC)
-        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
-                                   "nanort plugin: cannot write '%0': %1"))
-            << Path << EC.message();
+        reportDiag(D, SourceLocation(), DiagId::CannotWrite, {Path, EC.message()});
       else
         OS << Lowered;
     }

@@ -11,7 +11,7 @@ using namespace clang;
 
 namespace nanort {
 
-void DiagSink::error(SourceLocation Loc, const std::string &Message) {
+void DiagSink::report(DiagId Id, SourceLocation Loc, const DiagArgs &Args) {
   SourceLocation FileLoc = SM.getFileLoc(Loc);
   std::pair<FileID, unsigned> D = SM.getDecomposedLoc(FileLoc);
   std::string File;
@@ -20,15 +20,17 @@ void DiagSink::error(SourceLocation Loc, const std::string &Message) {
   StoredDiag S;
   S.File = File;
   S.Offset = D.second;
-  S.Message = Message;
+  S.Message = formatDiag(Id, Args);
+  S.Severity = diagSeverity(Id);
+  if (S.Severity == DiagSeverity::Error)
+    ++Errors;
   Diags.push_back(S);
 }
 
-void DiagSink::note(SourceLocation Loc, const std::string &Message, unsigned TokLength,
-                    const std::string &Replacement) {
-  error(Loc, Message);
+void DiagSink::reportFix(DiagId Id, SourceLocation Loc, const DiagArgs &Args, unsigned TokLength,
+                         const std::string &Replacement) {
+  report(Id, Loc, Args);
   StoredDiag &D = Diags.back();
-  D.Note = true;
   D.HasFix = true;
   D.FixLength = TokLength;
   D.FixText = Replacement;
@@ -160,8 +162,8 @@ private:
   DiagSink &Diags;
   const MacroLookup *Macros;
   bool checkConstants(DepItem &D);
-  bool fail(SourceLocation Loc, const std::string &Msg) {
-    Diags.error(Loc, Msg);
+  bool fail(DiagId Id, SourceLocation Loc, const DiagArgs &Args = {}) {
+    Diags.report(Id, Loc, Args);
     return false;
   }
 };
@@ -351,8 +353,6 @@ bool postfixBase(const Toks &B) {
   return true;
 }
 
-const char *const SeparatorHelp = "start;length or start:end, the end included";
-
 bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Clause,
                           bool Depend, std::vector<DepItem> &Out) {
   DepItem D;
@@ -361,8 +361,7 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   D.Written = Clause + spellTokens(T) + ")";
   // OmpSs multidependences: {v[i;BS], i=0;n} (one item per value of the iterator).
   if (T.front().Kind == tok::l_brace)
-    return fail(T.front().Loc, "multidependences ({item, i=start;length}) are not supported "
-                               "yet: name each item, or a section that covers them all");
+    return fail(DiagId::MultidependenceUnsupported, T.front().Loc);
   size_t I = 0;
   // A section of a shaped expression: ([n][m]x)[a;k]. The parentheses go, the sections apply
   // to the shape's dimensions (the lowering indexes x by the shape, see emitItem).
@@ -382,7 +381,7 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   while (I < Item.size() && Item[I].Kind == tok::l_square) {
     size_t Close = matching(Item, I);
     if (Close == Item.size())
-      return fail(Item[I].Loc, "expected ']' to close the shape");
+      return fail(DiagId::ShapeUnclosed, Item[I].Loc);
     I = Close + 1;
   }
   const size_t ShapeEnd = I;
@@ -399,24 +398,18 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
       } else if (Item[J].Kind == tok::comma && !Open.empty() &&
                  Item[Open.back()].Kind == tok::l_square) {
         if (Open.back() < ShapeEnd) {
-          Diags.error(Item[J].Loc, "',' in a shape is the comma operator, which keeps only the "
-                                "last size: did you mean '][' ([n][m]x)?");
+          Diags.report(DiagId::ShapeComma, Item[J].Loc);
           if (!P.Operator)
-            Diags.note(Item[J].Loc, "replace ',' with '][' for two dimensions", 1, "][");
+            Diags.reportFix(DiagId::ShapeCommaFix, Item[J].Loc, {}, 1, "][");
         } else if (Depend) {
-          Diags.error(Item[J].Loc, "',' in a subscript of a dependence is the comma operator, "
-                                "which keeps only the last value: did you mean ':' "
-                                "(start:length)?");
+          Diags.report(DiagId::DependSubscriptComma, Item[J].Loc);
           if (!P.Operator)
-            Diags.note(Item[J].Loc, "replace ',' with ':' for a start and a length", 1, ":");
+            Diags.reportFix(DiagId::DependSubscriptCommaFix, Item[J].Loc, {}, 1, ":");
         } else {
-          Diags.error(Item[J].Loc, "',' in a subscript of a dependence is the comma operator, "
-                                "which keeps only the last value: did you mean ';' "
-                                "(start;length) or ':' (start:end)?");
+          Diags.report(DiagId::SubscriptComma, Item[J].Loc);
           if (!P.Operator) {
-            Diags.note(Item[J].Loc, "replace ',' with ';' for a start and a length", 1, ";");
-            Diags.note(Item[J].Loc, "replace ',' with ':' for a start and an end, the end included",
-                       1, ":");
+            Diags.reportFix(DiagId::SubscriptCommaLengthFix, Item[J].Loc, {}, 1, ";");
+            Diags.reportFix(DiagId::SubscriptCommaEndFix, Item[J].Loc, {}, 1, ":");
           }
         }
         return false;
@@ -424,17 +417,15 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
     }
   }
   if (ShapeEnd == Item.size())
-    return fail(Item.back().Loc, "expected an expression after the shape");
+    return fail(DiagId::ShapeWithoutExpression, Item.back().Loc);
   for (I = 0; I < ShapeEnd;) {
     size_t Close = matching(Item, I);
     Toks Dim(Item.begin() + I + 1, Item.begin() + Close);
     if (Dim.empty())
-      return fail(Item[I].Loc, "expected a size inside '[]' of a shape");
+      return fail(DiagId::ShapeWithoutSize, Item[I].Loc);
     std::vector<size_t> Seps = separators(Item, I, Close);
     if (!Seps.empty())
-      return fail(Item[Seps[0]].Loc, "unexpected '" + Item[Seps[0]].Text +
-                                      "' in a shape: a shape gives one size per '[]', "
-                                      "[n]x or [n][m]x");
+      return fail(DiagId::ShapeSeparator, Item[Seps[0]].Loc, {Item[Seps[0]].Text});
     D.Shape.push_back(Dim);
     I = Close + 1;
   }
@@ -455,7 +446,7 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
           Open = J;
       } else if (isClose(Rest[J].Kind)) {
         if (--Depth < 0)
-          return fail(Rest[J].Loc, "unbalanced '" + Rest[J].Text + "'");
+          return fail(DiagId::Unbalanced, Rest[J].Loc, {Rest[J].Text});
         if (Depth == 0 && Rest[J].Kind == tok::r_square && Rest[Open].Kind == tok::l_square)
           Groups.push_back({Open, J, !separators(Rest, Open, J).empty()});
         else if (Depth == 0)
@@ -465,7 +456,7 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
       }
     }
     if (Depth != 0)
-      return fail(Rest.back().Loc, "unbalanced brackets in dependence");
+      return fail(DiagId::UnbalancedBrackets, Rest.back().Loc);
   }
   // Keep only the groups from the first section on.
   size_t First = Groups.size();
@@ -479,14 +470,11 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
     BaseEnd = Groups[First].Open;
     for (size_t G = First; G < Groups.size(); ++G) {
       if (!Groups[G].IsSection)
-        return fail(Rest[Groups[G].Open].Loc,
-                    "a subscript after an array section is not supported");
+        return fail(DiagId::SubscriptAfterSection, Rest[Groups[G].Open].Loc);
       std::vector<size_t> Seps = separators(Rest, Groups[G].Open, Groups[G].Close);
       if (Seps.size() > 1)
-        return fail(Rest[Seps[1]].Loc,
-                    std::string("an array section has at most two parts: ") +
-                        (Depend ? "start:length (strides are not supported)"
-                                : SeparatorHelp));
+        return fail(Depend ? DiagId::DependSectionParts : DiagId::SectionParts,
+                    Rest[Seps[1]].Loc);
       Section S;
       // OmpSs-1: x[a:b] includes b; depend() follows OpenMP: x[a:n] is a start and a length.
       S.Inclusive = Rest[Seps[0]].Kind == tok::colon && !Depend;
@@ -494,37 +482,29 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
       S.Second.assign(Rest.begin() + Seps[0] + 1, Rest.begin() + Groups[G].Close);
       // x[;n] and x[:b] start at 0; x[a:] is not allowed (the size is unknown).
       if (S.Second.empty())
-        return fail(Rest[Groups[G].Close].Loc,
-                    S.Inclusive ? "expected an upper bound after ':' in array section"
-                                : "expected a length after '" + Rest[Seps[0]].Text +
-                                      "' in array section");
+        return S.Inclusive ? fail(DiagId::SectionWithoutEnd, Rest[Groups[G].Close].Loc)
+                           : fail(DiagId::SectionWithoutLength, Rest[Groups[G].Close].Loc,
+                                  {Rest[Seps[0]].Text});
       if (S.Lower.empty())
         S.Lower.push_back({tok::numeric_constant, "0", Rest[Groups[G].Open].Loc});
       D.Sections.push_back(S);
     }
     if (D.Sections.size() > 2)
-      return fail(Rest[Groups[First].Open].Loc,
-                  "array sections of more than 2 dimensions are not supported yet");
+      return fail(DiagId::SectionDimensions, Rest[Groups[First].Open].Loc);
     if (!D.Shape.empty() && Sectioned.empty())
-      return fail(Rest[Groups[First].Open].Loc,
-                  "an array section of a shaped expression needs parentheses around the "
-                  "shaped expression: ([n]x)[a;k]");
+      return fail(DiagId::SectionOfShape, Rest[Groups[First].Open].Loc);
     if (!Sectioned.empty() && BaseEnd + (Item.size() - Rest.size()) != ParenClose - 1)
-      return fail(Rest[Groups[First].Open].Loc,
-                  "an array section inside a shaped expression is not supported: write "
-                  "the sections after the parentheses, ([n]x)[a;k]");
+      return fail(DiagId::SectionInsideShape, Rest[Groups[First].Open].Loc);
     if (!Sectioned.empty() && D.Sections.size() > D.Shape.size())
-      return fail(Rest[Groups[First + D.Shape.size()].Open].Loc,
-                  "this array section has no dimension of the shape left: a shape of " +
-                      std::to_string(D.Shape.size()) + " dimension" +
-                      (D.Shape.size() == 1 ? "" : "s") + " takes at most that many sections");
+      return fail(DiagId::SectionBeyondShape, Rest[Groups[First + D.Shape.size()].Open].Loc,
+                  {std::to_string(D.Shape.size()), D.Shape.size() == 1 ? "" : "s"});
   }
   D.Base.assign(Rest.begin(), Rest.begin() + BaseEnd);
   if (D.Base.empty())
-    return fail(T.front().Loc, "expected an expression before the array section");
+    return fail(DiagId::SectionWithoutBase, T.front().Loc);
   for (size_t J = 0; J < D.Base.size(); ++J)
     if (D.Base[J].Kind == tok::semi)
-      return fail(D.Base[J].Loc, "unexpected ';' in dependence (sections are written x[a;n])");
+      return fail(DiagId::SemicolonInDependence, D.Base[J].Loc);
   D.BaseText = spellTokens(D.Base);
   if (!postfixBase(D.Base))
     D.BaseText = "(" + D.BaseText + ")";
@@ -552,9 +532,9 @@ bool Parser::checkConstants(DepItem &D) {
   for (size_t I = 0; I < D.Shape.size(); ++I) {
     D.ConstShape.push_back(F.fold(D.Shape[I]));
     if (D.ConstShape.back() && *D.ConstShape.back() < 0)
-      return fail(D.Shape[I].front().Loc,
-                  D.Written + ": " +
-                      shapeSizeMessage(I, D.Shape.size(), std::to_string(*D.ConstShape.back())));
+      return fail(DiagId::ConstantItem, D.Shape[I].front().Loc,
+                  {D.Written, shapeSizeMessage(I, D.Shape.size(),
+                                               std::to_string(*D.ConstShape.back()))});
   }
   for (size_t I = 0; I < D.Sections.size(); ++I) {
     Section &S = D.Sections[I];
@@ -569,9 +549,9 @@ bool Parser::checkConstants(DepItem &D) {
         S.ConstLength = L;
     }
     if (S.ConstLength && *S.ConstLength < 0)
-      return fail(S.Second.front().Loc,
-                  D.Written + ": " +
-                      sectionLengthMessage(I, D.Sections.size(), std::to_string(*S.ConstLength)));
+      return fail(DiagId::ConstantItem, S.Second.front().Loc,
+                  {D.Written, sectionLengthMessage(I, D.Sections.size(),
+                                                   std::to_string(*S.ConstLength))});
   }
   return true;
 }
@@ -581,7 +561,7 @@ bool Parser::parseDepList(const Toks &T, SourceLocation Loc, AccessMode Mode,
   bool OK = true;
   for (const Toks &Item : splitCommas(T)) {
     if (Item.empty()) {
-      OK = fail(Loc, "expected an expression in the list");
+      OK = fail(DiagId::EmptyListItem, Loc);
       continue;
     }
     OK &= parseDepItem(Item, Mode, Clause, Depend, Out);
@@ -594,13 +574,13 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   std::string Name = I.Spelling;
   if (I.Arg == ArgKind::None) {
     if (HasParens)
-      return fail(ParenLoc, "clause '" + Name + "' takes no argument");
+      return fail(DiagId::ClauseTakesNoArgument, ParenLoc, {Name});
     return true;
   }
   if (!HasParens)
-    return fail(C.Loc, "clause '" + Name + "' needs an argument: " + Name + "(...)");
+    return fail(DiagId::ClauseNeedsArgument, C.Loc, {Name});
   if (Arg.empty())
-    return fail(ParenLoc, "clause '" + Name + "' has an empty argument");
+    return fail(DiagId::ClauseEmptyArgument, ParenLoc, {Name});
   for (const Tok &K : Arg)
     if (K.Kind == tok::identifier)
       P.Identifiers.push_back(K.Text);
@@ -612,18 +592,16 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   case ArgKind::DependList: {
     AccessMode Mode;
     if (Arg.size() < 2 || Arg[1].Kind != tok::colon || !findDependMode(Arg[0].Text, Mode))
-      return fail(Arg[0].Loc, "expected 'in:', 'out:', 'inout:', 'inoutset:' or "
-                              "'mutexinoutset:' at the start of 'depend'");
+      return fail(DiagId::DependWithoutMode, Arg[0].Loc);
     Toks Rest(Arg.begin() + 2, Arg.end());
     if (Rest.empty())
-      return fail(Arg[1].Loc, "expected a list after ':' in 'depend'");
+      return fail(DiagId::DependWithoutList, Arg[1].Loc);
     return parseDepList(Rest, Arg[1].Loc, Mode, Name + "(" + Arg[0].Text + ": ", true, C.Deps);
   }
   case ArgKind::VarList:
     for (const Toks &Item : splitCommas(Arg)) {
       if (Item.size() != 1 || Item[0].Kind != tok::identifier)
-        return fail(Item.empty() ? ParenLoc : Item[0].Loc,
-                    "expected a variable name in '" + Name + "'");
+        return fail(DiagId::ExpectedVariable, Item.empty() ? ParenLoc : Item[0].Loc, {Name});
       C.Words.push_back(Item[0].Text);
       C.WordLocs.push_back(Item[0].Loc);
     }
@@ -631,19 +609,19 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   case ArgKind::Expr:
     for (const Toks &Item : splitCommas(Arg))
       if (Item.empty())
-        return fail(ParenLoc, "expected an expression in '" + Name + "'");
+        return fail(DiagId::ExpectedExpression, ParenLoc, {Name});
     C.Args.push_back(Arg);
     return true;
   case ArgKind::ExprList:
     for (const Toks &Item : splitCommas(Arg)) {
       if (Item.empty())
-        return fail(ParenLoc, "expected an expression in '" + Name + "'");
+        return fail(DiagId::ExpectedExpression, ParenLoc, {Name});
       C.Args.push_back(Item);
     }
     return true;
   case ArgKind::Name:
     if (Arg.size() != 1 || (!isWord(Arg[0]) && Arg[0].Kind != tok::string_literal))
-      return fail(Arg[0].Loc, "expected a name or a string literal in '" + Name + "'");
+      return fail(DiagId::ExpectedName, Arg[0].Loc, {Name});
     C.Words.push_back(Arg[0].Kind == tok::string_literal
                           ? Arg[0].Text.substr(1, Arg[0].Text.size() - 2)
                           : Arg[0].Text);
@@ -653,7 +631,7 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
     if (Arg.size() == 1 && Arg[0].Kind == tok::string_literal) {
       std::string Path = Arg[0].Text.substr(1, Arg[0].Text.size() - 2);
       if (Path.empty() || Arg[0].Text[0] != '"')
-        return fail(Arg[0].Loc, "expected a file name in '" + Name + "'");
+        return fail(DiagId::ExpectedFileName, Arg[0].Loc, {Name});
       C.Words.push_back(Path);
       C.WordLocs.push_back(Arg[0].Loc);
       return true;
@@ -663,9 +641,7 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
     for (size_t K = 0; K < Arg.size(); ++K) {
       if (Arg[K].Kind == tok::string_literal || Arg[K].Kind == tok::comma ||
           (K > 0 && Arg[K].Loc != Arg[K - 1].Loc.getLocWithOffset(Arg[K - 1].Text.size())))
-        return fail(Arg[K].Loc, "expected a file name in '" + Name +
-                                    "' (write a name with spaces or commas as a string "
-                                    "literal)");
+        return fail(DiagId::BareFileName, Arg[K].Loc, {Name});
       Path += Arg[K].Text;
     }
     C.Words.push_back(Path);
@@ -676,15 +652,15 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   case ArgKind::KeywordList: {
     std::vector<Toks> Items = splitCommas(Arg);
     if (I.Arg == ArgKind::Keyword && Items.size() != 1)
-      return fail(Arg[0].Loc, "clause '" + Name + "' takes one word");
+      return fail(DiagId::ClauseTakesOneWord, Arg[0].Loc, {Name});
     std::string Words = I.Words;
     for (char &Ch : Words)
       if (Ch == '|')
         Ch = ',';
     for (const Toks &Item : Items) {
       if (Item.size() != 1 || !isOneOf(Item[0].Text, I.Words))
-        return fail(Item.empty() ? ParenLoc : Item[0].Loc,
-                    "expected one of " + Words + " in '" + Name + "'");
+        return fail(DiagId::ExpectedKeyword, Item.empty() ? ParenLoc : Item[0].Loc,
+                    {Words, Name});
       C.Words.push_back(Item[0].Text);
       C.WordLocs.push_back(Item[0].Loc);
     }
@@ -708,7 +684,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
       P.CriticalName = T[I + 1].Text;
       I += 3;
     } else {
-      Diags.error(T[I].Loc, "expected '(name)' after " + Dir);
+      Diags.report(DiagId::CriticalName, T[I].Loc, {Dir});
       P.Valid = false;
       return;
     }
@@ -722,7 +698,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
     if (Name.Kind == tok::string_literal || Name.Kind == tok::numeric_constant ||
         isOpen(Name.Kind) || isClose(Name.Kind) || Name.Text.empty() ||
         !(isalpha((unsigned char)Name.Text[0]) || Name.Text[0] == '_')) {
-      Diags.error(Name.Loc, "expected a clause name, found '" + Name.Text + "'");
+      Diags.report(DiagId::ExpectedClause, Name.Loc, {Name.Text});
       OK = false;
       break;
     }
@@ -739,7 +715,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
       ParenLoc = T[I].Loc;
       size_t Close = matching(T, I);
       if (Close == T.size()) {
-        Diags.error(EodLoc, "expected ')' to close '" + Name.Text + "('");
+        Diags.report(DiagId::ClauseUnclosed, EodLoc, {Name.Text});
         OK = false;
         break;
       }
@@ -747,24 +723,21 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
       I = Close + 1;
     }
     if (!C.Info) {
-      Diags.error(Name.Loc, "unknown clause '" + Name.Text + "' on " + Dir);
+      Diags.report(DiagId::UnknownClause, Name.Loc, {Name.Text, Dir});
       OK = false;
       continue;
     }
     if (!(C.Info->AllowedOn & P.Dir->Mask)) {
       if (C.Info->Kind == ClauseKind::Implements) // a version names its device first
-        Diags.error(Name.Loc, "clause 'implements' goes on a '#pragma " + P.Namespace +
-                                  " target' line before the task: '#pragma " + P.Namespace +
-                                  " target device(...) implements(" +
-                                  (Arg.size() == 1 ? Arg[0].Text : std::string("f")) + ")'");
+        Diags.report(DiagId::ImplementsOnTask, Name.Loc,
+                     {P.Namespace, Arg.size() == 1 ? Arg[0].Text : std::string("f")});
       else
-        Diags.error(Name.Loc, "clause '" + Name.Text + "' is not allowed on " + Dir);
+        Diags.report(DiagId::ClauseNotAllowed, Name.Loc, {Name.Text, Dir});
       OK = false;
       continue;
     }
     if (C.Info->Unsupported) {
-      Diags.error(Name.Loc, "clause '" + Name.Text + "' is not supported yet: " +
-                                C.Info->Unsupported);
+      Diags.report(DiagId::ClauseUnsupported, Name.Loc, {Name.Text, C.Info->Unsupported});
       OK = false;
       continue;
     }
@@ -774,7 +747,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
            C.Info->Arg == ArgKind::Name || C.Info->Arg == ArgKind::Keyword ||
            C.Info->Arg == ArgKind::Path ||
            C.Info->Arg == ArgKind::KeywordList || C.Info->Kind == ClauseKind::Ndrange)) {
-        Diags.error(Name.Loc, "clause '" + Name.Text + "' appears twice");
+        Diags.report(DiagId::ClauseTwice, Name.Loc, {Name.Text});
         OK = false;
       }
     if (!Pa.parseClause(C, Arg, HasParens, ParenLoc)) {

@@ -9,6 +9,7 @@
 #ifndef NANORT_PLUGIN_PRAGMA_H
 #define NANORT_PLUGIN_PRAGMA_H
 
+#include "Diagnostics.h"
 #include "Grammar.h"
 
 #include "clang/Basic/SourceLocation.h"
@@ -38,7 +39,7 @@ struct StoredDiag {
   std::string File;
   unsigned Offset;
   std::string Message;
-  bool Note = false;
+  DiagSeverity Severity = DiagSeverity::Error;
   // A fix-it: replace FixLength bytes at Offset with FixText.
   bool HasFix = false;
   unsigned FixLength = 0;
@@ -48,16 +49,18 @@ struct StoredDiag {
 class DiagSink {
 public:
   explicit DiagSink(const clang::SourceManager &SM) : SM(SM) {}
-  void error(clang::SourceLocation Loc, const std::string &Message);
-  // A note after an error, with a fix-it that replaces the token at Loc (of TokLength bytes).
-  void note(clang::SourceLocation Loc, const std::string &Message, unsigned TokLength,
-            const std::string &Replacement);
-  bool hasErrors() const { return !Diags.empty(); }
+  // Id from Diagnostics.def, at Loc.
+  void report(DiagId Id, clang::SourceLocation Loc, const DiagArgs &Args = {});
+  // With a fix-it that replaces the token at Loc (of TokLength bytes): a note after an error.
+  void reportFix(DiagId Id, clang::SourceLocation Loc, const DiagArgs &Args, unsigned TokLength,
+                 const std::string &Replacement);
+  bool hasErrors() const { return Errors > 0; }
   const std::vector<StoredDiag> &diags() const { return Diags; }
 
 private:
   const clang::SourceManager &SM;
   std::vector<StoredDiag> Diags;
+  unsigned Errors = 0;
 };
 
 // One array section: x[Lower;Length] or x[Lower:Upper] (upper bound included); in depend(),

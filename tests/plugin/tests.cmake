@@ -1,6 +1,7 @@
 # Tests of the pragma plugin (included from tests/CMakeLists.txt when the plugin is built).
 #
 #   plugin.verify.<file>        each diagnostic, with clang's -verify (expected-error comments)
+#   plugin.diagnostics.documented  the README's list of diagnostics is src/Diagnostics.def's
 #   plugin.columns.*            exact line:column of errors, from the plugin and from clause
 #                               expressions compiled by clang or by gcc through lowered source
 #   plugin.golden.<file>        the lowered source of golden/<file>, compared with <file>.expected
@@ -105,6 +106,15 @@ nanort_add_checked_test(NAME plugin.columns.first_error STATUS 1
           -I${PROJECT_SOURCE_DIR}/include missing_include.c
   WORKING_DIRECTORY ${plugin_dir}/diagnostics)
 set_tests_properties(plugin.columns.first_error PROPERTIES LABELS plugin TIMEOUT 60)
+
+# The list of diagnostics in pragma-plugin/README.md is the table of src/Diagnostics.def (IDs,
+# severities and texts, in order), so that the documentation cannot drift from the messages.
+nanort_add_checked_test(NAME plugin.diagnostics.documented
+  EXPECT "^diagnostics documented: [0-9]+, as in the table$"
+  COMMAND ${plugin_dir}/check_diagnostics_doc.py
+          ${PROJECT_SOURCE_DIR}/pragma-plugin/src/Diagnostics.def
+          ${PROJECT_SOURCE_DIR}/pragma-plugin/README.md)
+set_tests_properties(plugin.diagnostics.documented PROPERTIES LABELS plugin TIMEOUT 60)
 
 # Programs: name, wrapper, environment, sources and flags.
 set(plugin_opencl_env "NANORT_OPENCL_CACHE=${plugin_bin}/opencl-program-cache")

@@ -1,0 +1,440 @@
+//===- Capture.cpp - The data sharing of inline tasks ---------------------===//
+//
+// Which variables of the enclosing function an inline task uses, and how it captures them:
+// the clauses, then the dependences, then static storage, then the default.
+//
+//===----------------------------------------------------------------------===//
+#include "LowererImpl.h"
+
+using namespace clang;
+
+namespace nanort {
+namespace lowering {
+
+namespace {
+
+// Uses of 'this' in a task body, and a lambda there that captures it.
+class ThisFinder : public RecursiveASTVisitor<ThisFinder> {
+public:
+  std::vector<CXXThisExpr *> Uses;
+  LambdaExpr *Lambda = nullptr;
+  bool VisitCXXThisExpr(CXXThisExpr *E) {
+    Uses.push_back(E);
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesThis() && !Lambda)
+        Lambda = L;
+    return RecursiveASTVisitor<ThisFinder>::TraverseLambdaExpr(L);
+  }
+};
+
+// Variables of the enclosing function that the task body uses.
+class UseFinder : public RecursiveASTVisitor<UseFinder> {
+public:
+  UseFinder(SourceManager &SM, SourceRange Body) : SM(SM), Body(Body) {}
+  std::vector<VarDecl *> Order;
+  llvm::DenseMap<VarDecl *, std::vector<SourceLocation>> Uses;
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (!V || !V->isLocalVarDeclOrParm())
+      return true;
+    SourceLocation DL = SM.getExpansionLoc(V->getLocation());
+    if (!SM.isBeforeInTranslationUnit(DL, Body.getBegin())) // declared inside the task
+      return true;
+    if (!Uses.count(V))
+      Order.push_back(V);
+    Uses[V].push_back(E->getLocation());
+    return true;
+  }
+
+private:
+  SourceManager &SM;
+  SourceRange Body;
+};
+
+// Whether a dependence item names memory inside the variable it is about (its own storage:
+// x, v[i] or v[a;n] of an array v, s.f, s.arr[0;n]) or memory reached through a pointer that
+// the variable holds (p[a;n], *p, [n]p, p->f, s.data[0;n], rows[i][0;n] with rows an array of
+// pointers). Walks the item's tokens with the types of the variable and of the members it
+// names; Unknown where it cannot follow them (a call, a cast, an overloaded operator, a
+// dependent type).
+enum class DepStorage { Own, Through, Unknown };
+
+class StorageWalk {
+public:
+  StorageWalk(const DepItem &D, const VarDecl *V) : D(D), V(V) {}
+
+  DepStorage run() {
+    QualType T;
+    bool Own;
+    if (!unary(T, Own) || I != D.Base.size())
+      return DepStorage::Unknown;
+    // A shape reads the base as a pointer: into an array it stays in the array's storage.
+    if (!D.Shape.empty() && !element(T, Own))
+      return DepStorage::Unknown;
+    for (size_t S = 0; S < D.Sections.size(); ++S)
+      if (!element(T, Own))
+        return DepStorage::Unknown;
+    return Own ? DepStorage::Own : DepStorage::Through;
+  }
+
+private:
+  const DepItem &D;
+  const VarDecl *V;
+  size_t I = 0;
+
+  bool at(tok::TokenKind K) const { return I < D.Base.size() && D.Base[I].Kind == K; }
+  // *e, e[i], a section or a shape: an element of an array stays in its storage, the target
+  // of a pointer does not.
+  static bool element(QualType &T, bool &Own) {
+    if (T.isNull() || T->isDependentType())
+      return false;
+    if (const ArrayType *A = T->getAsArrayTypeUnsafe()) {
+      T = A->getElementType();
+      return true;
+    }
+    if (const auto *P = T->getAs<PointerType>()) {
+      T = P->getPointeeType();
+      Own = false;
+      return true;
+    }
+    return false;
+  }
+  // The type of member Name of record type T (in a base class too); a reference member's
+  // target is not the object's storage.
+  static bool member(QualType &T, bool &Own, StringRef Name) {
+    const RecordDecl *RD = T.isNull() || T->isDependentType() ? nullptr : T->getAsRecordDecl();
+    if (RD)
+      RD = RD->getDefinition();
+    if (!RD)
+      return false;
+    for (const NamedDecl *N : RD->lookup(&RD->getASTContext().Idents.get(Name))) {
+      QualType F;
+      if (const auto *FD = dyn_cast<FieldDecl>(N))
+        F = FD->getType();
+      else if (const auto *IF = dyn_cast<IndirectFieldDecl>(N))
+        F = IF->getAnonField()->getType();
+      else
+        continue;
+      if (F->isReferenceType())
+        Own = false;
+      T = F.getNonReferenceType();
+      return true;
+    }
+    if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD))
+      for (const CXXBaseSpecifier &B : CRD->bases()) {
+        QualType BT = B.getType();
+        if (member(BT, Own, Name)) {
+          T = BT;
+          return true;
+        }
+      }
+    return false;
+  }
+  bool unary(QualType &T, bool &Own) {
+    if (at(tok::star)) {
+      ++I;
+      return unary(T, Own) && element(T, Own);
+    }
+    return postfix(T, Own);
+  }
+  bool postfix(QualType &T, bool &Own) {
+    if (at(tok::l_paren)) {
+      ++I;
+      if (!unary(T, Own) || !at(tok::r_paren))
+        return false;
+      ++I;
+    } else if (at(tok::identifier) && D.Base[I].Text == V->getName()) {
+      ++I;
+      T = V->getType().getNonReferenceType(); // a reference's target is the variable's storage
+      Own = true;
+    } else {
+      return false;
+    }
+    while (I < D.Base.size()) {
+      if (at(tok::l_square)) {
+        for (int Depth = 0; I < D.Base.size(); ++I) // the subscript's value does not matter
+          if (at(tok::l_square))
+            ++Depth;
+          else if (at(tok::r_square) && --Depth == 0)
+            break;
+        if (!at(tok::r_square))
+          return false;
+        ++I;
+        if (!element(T, Own))
+          return false;
+      } else if (at(tok::period) || at(tok::arrow)) {
+        bool Arrow = at(tok::arrow);
+        ++I;
+        if (!at(tok::identifier) || (Arrow && !element(T, Own)) ||
+            !member(T, Own, D.Base[I].Text))
+          return false;
+        ++I;
+      } else {
+        break;
+      }
+    }
+    return true;
+  }
+};
+
+// The data sharing that the dependences of an inline task give variable V (DESIGN.md,
+// decision 3): shared when an item names V's own storage, so that the task reads and writes
+// the variable itself; firstprivate when the items only name memory through a pointer that V
+// holds, so that the body uses the address the dependence was computed on even if the parent
+// changes V or returns. Where the walk cannot tell, OmpSs-2's rule: a pointer variable that is
+// dereferenced is firstprivate, anything else shared. An object that copying would run a
+// constructor for stays shared (as the object behind 'this' in this->p[0;n] is).
+std::optional<Sharing> dependenceSharing(const Pragma &Task, const VarDecl *V) {
+  bool Own = false, Through = false;
+  for (const Clause &Cl : Task.Clauses)
+    for (const DepItem &D : Cl.Deps) {
+      if (D.BaseVar != V->getName())
+        continue;
+      DepStorage S = StorageWalk(D, V).run();
+      if (S == DepStorage::Unknown) {
+        bool Plain = D.Base.size() == 1 && D.Sections.empty() && D.Shape.empty();
+        S = !Plain && V->getType().getNonReferenceType()->isPointerType() ? DepStorage::Through
+                                                                         : DepStorage::Own;
+      }
+      (S == DepStorage::Own ? Own : Through) = true;
+    }
+  if (Own)
+    return Sharing::Shared;
+  if (!Through)
+    return std::nullopt;
+  ASTContext &Ctx = V->getASTContext();
+  QualType Elem = Ctx.getBaseElementType(V->getType().getNonReferenceType());
+  if (Elem->isRecordType() && !Elem.isTriviallyCopyableType(Ctx))
+    return Sharing::Shared;
+  return Sharing::Firstprivate;
+}
+
+} // namespace
+
+void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
+                             SourceLocation &End) const {
+  Begin = Cand.Begin;
+  End = afterToken(Cand.End);
+  Token Last;
+  if (!Lexer::getRawToken(Cand.End, Last, SM, LO) && Last.isNot(tok::r_brace)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(Cand.End, tok::semi, SM, LO, false);
+    if (Semi.isValid())
+      End = Semi;
+  }
+}
+
+// Checks an inline task and finds its captures; in C, also rewrites the uses of shared
+// variables in place. Runs for every inline task before any construct is lowered, so that
+// constructs nested in a C task (critical, atomic) see the rewritten uses.
+void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePlan &Plan) {
+  Stmt *S = Cand.S;
+  FunctionDecl *Fn = Cand.Enclosing;
+  if (Cand.InLambda || !Fn)
+    return report(DiagId::InlineTaskInLambda, Task.DirLoc);
+  if (isa<DeclStmt>(S))
+    return report(DiagId::TaskOnDeclaration, Task.DirLoc);
+  {
+    JumpFinder JF;
+    JF.TraverseStmt(S);
+    if (JF.Found)
+      return report(DiagId::JumpOutOfTask, JF.Found->getBeginLoc(),
+                    {isa<ReturnStmt>(JF.Found) ? "'return'" : "'goto'"});
+  }
+
+  SourceLocation Begin, End;
+  statementRange(Cand, Begin, End);
+
+  // Nested pragmas in the body. C has no references to alias captured variables in the
+  // outlined body, so C rewrites their uses in place, except inside nested inline tasks
+  // (their bodies see their own captures; the code that creates them and the clauses of
+  // nested pragmas spell shared variables through Views when they are lowered).
+  std::vector<const Pragma *> Nested;
+  std::vector<std::pair<SourceLocation, SourceLocation>> NestedTasks;
+  for (const Pragma &P : Pragmas)
+    if (&P != &Task && SM.isBeforeInTranslationUnit(Begin, P.Begin) &&
+        SM.isBeforeInTranslationUnit(P.Begin, End))
+      Nested.push_back(&P);
+  if (!CPP)
+    for (const Pragma *P : Nested) {
+      if (!P->Dir || P->Dir->Kind != DirectiveKind::Task)
+        continue;
+      const Candidate *In = following(*P);
+      if (!In || In->FD)
+        continue; // an error of its own
+
+      SourceLocation NB, NE;
+      statementRange(*In, NB, NE);
+      NestedTasks.push_back({NB, NE});
+    }
+
+  UseFinder UF(SM, SourceRange(Begin, End));
+  UF.TraverseStmt(S);
+  // Variables that only nested pragmas name (C++): the nearest earlier declaration.
+  for (const Pragma *P : Nested)
+    for (const std::string &Id : P->Identifiers) {
+      VarDecl *Found = nullptr;
+      for (VarDecl *V : Vars) {
+        if (V->getName() != Id || !Fn->getBody())
+          continue;
+        SourceLocation DL = SM.getExpansionLoc(V->getLocation());
+        if (!SM.isBeforeInTranslationUnit(DL, Begin))
+          continue;
+        if (V->getDeclContext() != Fn && !Fn->Encloses(V->getDeclContext()) &&
+            !isa<ParmVarDecl>(V))
+          continue;
+        if (isa<ParmVarDecl>(V) && V->getDeclContext() != Fn)
+          continue;
+        if (!Found || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Found->getLocation()), DL))
+          Found = V;
+      }
+      if (Found && !UF.Uses.count(Found)) {
+        UF.Order.push_back(Found);
+        UF.Uses[Found];
+      }
+    }
+
+  // Data sharing: the clauses, then the dependences, then static storage, then the default.
+  std::set<std::string> Shared, Private, First;
+  std::string Default = "firstprivate";
+  for (const Clause &Cl : Task.Clauses) {
+    std::set<std::string> *Into = nullptr;
+    switch (Cl.Info->Kind) {
+    case ClauseKind::Shared: Into = &Shared; break;
+    case ClauseKind::Private: Into = &Private; break;
+    case ClauseKind::Firstprivate: Into = &First; break;
+    case ClauseKind::Default: Default = Cl.Words[0]; break;
+    default: break;
+    }
+    if (Into)
+      Into->insert(Cl.Words.begin(), Cl.Words.end());
+  }
+  std::vector<Capture> Caps;
+  bool OK = true;
+  for (VarDecl *V : UF.Order) {
+    std::string N = V->getName().str();
+    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V], std::nullopt};
+    std::optional<Sharing> FromDeps;
+    if (Private.count(N))
+      Cap.How = Sharing::Private;
+    else if (First.count(N))
+      Cap.How = Sharing::Firstprivate;
+    else if (Shared.count(N))
+      Cap.How = Sharing::Shared;
+    else if ((FromDeps = dependenceSharing(Task, V)))
+      Cap.How = *FromDeps;
+    else if (V->isStaticLocal())
+      Cap.How = Sharing::Shared;
+    else if (Default == "shared")
+      Cap.How = Sharing::Shared;
+    else if (Default == "none") {
+      report(DiagId::DefaultNone, Task.DirLoc, {N});
+      OK = false;
+      continue;
+    }
+    QualType T = V->getType();
+    if (T->isVariablyModifiedType()) {
+      if (CPP) {
+        report(DiagId::VariablyModifiedCaptureCxx, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      Cap.VM = splitVariablyModified(Ctx, T.getNonReferenceType());
+      if (!Cap.VM) {
+        report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+    }
+    if (!CPP) // C++ spells the captured types with decltype, inside the function
+      OK &= checkLocalType(Cap.VM ? Cap.VM->Elem : T.getNonReferenceType(), Task.DirLoc, N);
+    // A reference's task gets an object of the referenced type (OpenMP 4.5 and later).
+    if (Cap.How == Sharing::Private && T.getNonReferenceType().isConstQualified()) {
+      report(DiagId::PrivateConst, Task.DirLoc, {N});
+      OK = false;
+    }
+    if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
+        !T.getNonReferenceType().isTriviallyCopyableType(Ctx)) {
+      report(DiagId::FirstprivateArray, Task.DirLoc, {N});
+      OK = false;
+    }
+    Caps.push_back(Cap);
+  }
+  if (!OK)
+    return;
+
+  // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
+  if (!CPP)
+    for (const Capture &Cap : Caps) {
+      if (Cap.How != Sharing::Shared && !Cap.viewed())
+        continue;
+      std::string Name = Cap.Var->getName().str();
+      std::string View = Cap.VM ? "(*nanort_s_" + Name + ")" : "(*nanort_a->" + Name + ")";
+      Plan.Views[Name] = View;
+      std::set<unsigned> Done; // a macro argument may expand to several uses
+      for (SourceLocation L : Cap.Uses) {
+        SourceLocation Spelled = SM.getExpansionLoc(L);
+        bool InNested = false;
+        for (const auto &R : NestedTasks)
+          if (!SM.isBeforeInTranslationUnit(Spelled, R.first) &&
+              SM.isBeforeInTranslationUnit(Spelled, R.second))
+            InNested = true;
+        if (InNested)
+          continue;
+        if (L.isMacroID()) {
+          if (!SM.isMacroArgExpansion(L)) {
+            report(DiagId::SharedInMacroBody, L, {Name});
+            OK = false;
+            continue;
+          }
+          L = SM.getSpellingLoc(L);
+        }
+        if (!Done.insert(L.getRawEncoding()).second)
+          continue;
+        RW.ReplaceText(L, Name.size(), View);
+      }
+    }
+  if (!OK)
+    return;
+
+  // C++ member functions: the body runs in a static function, so 'this' becomes nanort_self,
+  // a captured pointer (explicit 'this', and the implicit one of member accesses).
+  if (auto *M = dyn_cast<CXXMethodDecl>(Fn); M && M->isInstance()) {
+    ThisFinder TF;
+    TF.TraverseStmt(S);
+    if (TF.Lambda)
+      return report(DiagId::LambdaCapturesThis, TF.Lambda->getBeginLoc());
+    for (CXXThisExpr *E : TF.Uses) {
+      SourceLocation L = E->getLocation();
+      if (L.isMacroID()) {
+        if (!SM.isMacroArgExpansion(L))
+          return report(DiagId::ThisInMacroBody, L);
+        L = SM.getSpellingLoc(L);
+      }
+      if (!ThisEdits.insert(L.getRawEncoding()).second)
+        continue; // an enclosing task rewrote it already
+      if (E->isImplicit()) { // replaced, not inserted: an insertion at the start of the
+                             // statement would stay outside the outlined body
+        unsigned Len = Lexer::MeasureTokenLength(L, SM, LO);
+        RW.ReplaceText(L, Len, "nanort_self->" +
+                                   Lexer::getSourceText(CharSourceRange::getCharRange(
+                                                            L, L.getLocWithOffset(Len)),
+                                                        SM, LO)
+                                       .str());
+      } else
+        RW.ReplaceText(L, 4, "nanort_self");
+    }
+    if (!TF.Uses.empty())
+      Plan.ThisType = M->getThisType();
+  }
+  Plan.Begin = Begin;
+  Plan.End = End;
+  Plan.Caps = std::move(Caps);
+  Plan.OK = true;
+}
+
+} // namespace lowering
+} // namespace nanort

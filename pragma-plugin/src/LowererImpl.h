@@ -1,0 +1,338 @@
+//===- LowererImpl.h - The lowering of one file, shared by its parts ------===//
+//
+// Lowerer coordinates the lowering of one file (Lowering.cpp); its parts live in files named
+// for what they do: Association.cpp (what each pragma applies to, where generated code goes),
+// Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
+// Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
+// inline tasks, taskwait, critical and atomic) and FunctionTasks.cpp (function and kernel
+// tasks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NANORT_PLUGIN_LOWERERIMPL_H
+#define NANORT_PLUGIN_LOWERERIMPL_H
+
+#include "Code.h"
+#include "Lowering.h"
+#include "VariablyModified.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace nanort {
+namespace lowering {
+
+// Private to the lowering's files, which all speak Clang's names.
+using namespace clang;
+
+// ---------------------------------------------------------------------------------------------
+// Where pragmas can apply: function declarations and statement-level statements.
+
+struct Candidate {
+  SourceLocation Begin, End; // file locations: first and last token
+  FunctionDecl *FD = nullptr;
+  Stmt *S = nullptr;
+  FunctionDecl *Enclosing = nullptr; // for statements: the function around them
+  bool InLambda = false;
+};
+
+// Each use of a function by its name (a call, its address), with the declarations around it,
+// the outermost first.
+struct FunctionRef {
+  const FunctionDecl *Fn; // canonical
+  SourceLocation NameLoc;
+  std::vector<Decl *> Around;
+  bool Qualified = false; // written with a scope (ns::f)
+  bool Ambiguous = false; // an overloaded name in a template, resolved when instantiated
+};
+
+// A statement that would jump out of a task body or a critical region once it is outlined
+// or wrapped (break and continue of an enclosing loop do not compile there anyway).
+class JumpFinder : public RecursiveASTVisitor<JumpFinder> {
+public:
+  Stmt *Found = nullptr;
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // its returns are its own
+  bool VisitReturnStmt(ReturnStmt *S) { return record(S); }
+  bool VisitGotoStmt(GotoStmt *S) { return record(S); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) { return record(S); }
+
+private:
+  bool record(Stmt *S) {
+    if (!Found)
+      Found = S;
+    return true;
+  }
+};
+
+
+class FunctionRefFinder : public RecursiveASTVisitor<FunctionRefFinder> {
+public:
+  std::vector<DeclRefExpr *> Refs;
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (isa<FunctionDecl>(E->getDecl()))
+      Refs.push_back(E);
+    return true;
+  }
+};
+
+enum class Sharing { Shared, Firstprivate, Private };
+
+struct Capture {
+  VarDecl *Var;
+  Sharing How;
+  std::vector<SourceLocation> Uses; // DeclRefExpr locations inside the task body
+  std::optional<VMType> VM;         // a variably modified type (VariablyModified.h)
+  // C: the body names the variable through a pointer, (*nanort_s_x): a variable-length
+  // array, or a shared variable of a variably modified type.
+  bool viewed() const { return VM && (How == Sharing::Shared || VM->isArray()); }
+};
+
+class Lowerer {
+public:
+  Lowerer(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
+          const LoweringOptions &Options)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()), Pragmas(Pragmas),
+        Diags(Diags), Options(Options), RW(SM, LO), Policy(Ctx.getPrintingPolicy()),
+        CPP(LO.CPlusPlus) {
+    Policy.SuppressUnwrittenScope = true;
+  }
+
+  bool run(bool DefineKernelKeywords, std::string &Out,
+           std::map<std::string, std::string> &Headers);
+
+private:
+  // A pragma and what it applies to (Association.cpp).
+  struct Work {
+    Pragma *P;
+    Pragma *Target = nullptr;
+    const Candidate *C = nullptr;
+    bool Skip = false;
+    bool Version = false; // its target has 'implements'
+  };
+  void collect();
+  std::vector<Work> associate();
+  void collectRefs();
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const LangOptions &LO;
+  std::vector<Pragma> &Pragmas;
+  DiagSink &Diags;
+  const LoweringOptions &Options;
+  Rewriter RW;
+  PrintingPolicy Policy;
+  bool CPP;
+  std::vector<Candidate> Candidates;
+  std::vector<FunctionDecl *> Bodies;
+  std::vector<VarDecl *> Vars;
+  unsigned Counter = 0;
+  std::set<std::string> CriticalNames;
+  std::map<std::string, std::string> FileModules; // file(...) path -> module variable
+  std::string FileModuleDefs;                     // their definitions, in the prelude
+  bool UsesCuda = false;  // a device(cuda) task: the prelude declares nanort_cuda_program
+  bool UsesSectionChecks = false; // the prelude defines nanort_section_error
+  std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
+  llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
+
+  void report(DiagId Id, SourceLocation L, const DiagArgs &Args = {}) {
+    Diags.report(Id, L, Args);
+  }
+  std::string dirName(const Pragma &P) const {
+    return "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
+  }
+  std::string text(SourceLocation B, SourceLocation E) const {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(B, E), SM, LO).str();
+  }
+  std::string decl(QualType T, StringRef Name) const {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    T.print(OS, Policy, Name);
+    return OS.str();
+  }
+  static std::vector<const VarDecl *> params(const FunctionDecl *FD) {
+    return std::vector<const VarDecl *>(FD->param_begin(), FD->param_end());
+  }
+  // Whether a section's base is an array or a pointer: for a base that is one name, of a
+  // variable in Scope or at file scope.
+  BaseKind baseKind(const DepItem &D, ArrayRef<const VarDecl *> Scope) const {
+    if (D.Base.size() != 1 || D.Base[0].Kind != tok::identifier)
+      return BaseKind::Unknown;
+    const VarDecl *V = nullptr;
+    for (const VarDecl *S : Scope)
+      if (S->getName() == D.Base[0].Text)
+        V = S;
+    if (!V)
+      for (NamedDecl *N : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(D.Base[0].Text)))
+        if (auto *G = dyn_cast<VarDecl>(N))
+          V = G;
+    if (!V || V->getType()->isDependentType())
+      return BaseKind::Unknown;
+    QualType T = V->getType().getNonReferenceType();
+    if (T->isArrayType())
+      return BaseKind::Array;
+    return T->isPointerType() ? BaseKind::Pointer : BaseKind::Other;
+  }
+  StringRef fileName(SourceLocation L) const {
+    PresumedLoc P = SM.getPresumedLoc(L);
+    return P.isValid() ? P.getFilename() : "";
+  }
+  std::string fileLiteral(SourceLocation L) const {
+    return "\"" + Code::escape(fileName(L)) + "\"";
+  }
+  unsigned lineOf(SourceLocation L) const {
+    PresumedLoc P = SM.getPresumedLoc(L);
+    return P.isValid() ? P.getLine() : 0;
+  }
+  SourceLocation lineStart(SourceLocation L) const {
+    std::pair<FileID, unsigned> D = SM.getDecomposedLoc(L);
+    unsigned Line = SM.getLineNumber(D.first, D.second);
+    return SM.translateLineCol(D.first, Line, 1);
+  }
+  SourceLocation afterToken(SourceLocation L) const {
+    return Lexer::getLocForEndOfToken(L, 0, SM, LO);
+  }
+
+  bool onlyBlankBetween(SourceLocation A, SourceLocation B) const;
+  const Candidate *following(const Pragma &P) const;
+  bool insideTemplateHead(const Pragma &P) const;
+  Decl *topLevel(Decl *D) const;
+  SourceLocation topLevelStart(Decl *D) const;
+  SourceLocation declStart(Decl *D) const;
+  bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
+
+  void lowerTaskwait(const Pragma &P);
+
+  // Where a function runs: its devices in the order written (smp when there is no target),
+  // and for its kernel devices the kernel's name and file.
+  struct Devices {
+    std::vector<std::string> List;
+    std::string KernelName;
+    const Clause *File = nullptr;
+    bool OpenCL = false, Cuda = false, Smp = false;
+    bool kernel() const { return OpenCL || Cuda; }
+  };
+  bool checkDevices(const Pragma &Task, const Pragma *Target, FunctionDecl *FD, bool Version,
+                    Devices &Dev);
+  std::vector<bool> bufferParameters(const Pragma &Task, const Pragma *Target,
+                                     const FunctionDecl *FD) const;
+  bool checkCudaParameters(const Pragma &Task, FunctionDecl *FD, const std::vector<bool> &Buffer);
+  // The argument block of a function task, which every implementation of it reads.
+  struct ArgBlock {
+    const FunctionDecl *FD;           // the task's function: the members' types
+    std::string Type;                 // nanort_args_N (C: struct nanort_args_N)
+    std::vector<std::string> Members; // one per parameter
+    std::vector<bool> Buffer;         // the parameter is named in a dependence or copy clause
+  };
+  bool emitImplementations(Code &C, const ArgBlock &Args, const Devices &Dev, bool SingleSource,
+                           const std::string &Suffix, const std::string &SmpCall,
+                           std::vector<std::string> &Impls);
+  SourceLocation addSourceKernel(const Pragma &Task);
+  std::vector<FunctionRef> Refs; // the uses of function tasks by their names
+  struct Placement {
+    SourceLocation At;       // in a scope that encloses the function's
+    SourceLocation Top;      // at file scope, not after At: for the prelude
+    std::string Open, Close; // the function's namespaces that At is outside of, reopened
+  };
+  bool beforeFirstUse(const FunctionDecl *FD, SourceLocation From, Placement &P);
+  bool isHeaderKernel(const Pragma &Task, const Pragma *Target, const FunctionDecl *FD) const;
+  void nameHeaderKernel(const FunctionDecl *FD);
+  std::map<const FunctionDecl *, std::string> KernelWrappers; // by canonical declaration
+  std::set<std::string> WrapperNames;
+  void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
+  void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
+                         SourceLocation &PreludeAt);
+
+  // Versions (implements): functions that are other implementations of a function task.
+  struct FunctionTask {
+    const Pragma *Task, *Target;
+    FunctionDecl *FD;
+  };
+  std::map<const FunctionDecl *, FunctionTask> FunctionTasks; // by canonical declaration
+  struct Version {
+    const Pragma *Task, *Target;
+    FunctionDecl *FD;
+    Devices Dev;
+  };
+  // The versions of each function task, in the order of their pragmas; and the reverse.
+  std::map<const FunctionDecl *, std::vector<Version>> VersionsOf;
+  std::map<const FunctionDecl *, const FunctionDecl *> TaskOfVersion;
+  bool sameTypesIgnoringAddressSpaces(QualType A, QualType B) const;
+  std::string byPosition(const Toks &T, const FunctionDecl *FD) const;
+  std::vector<std::string> dataClauses(const Pragma &Task, const Pragma *Target,
+                                       const FunctionDecl *FD) const;
+  std::string launchClause(const Pragma *Target, ClauseKind Kind, const FunctionDecl *FD) const;
+  void resolveVersion(const Pragma &Task, const Pragma &Target, FunctionDecl *G);
+  void checkVersionLaunches();
+  void checkVersionUses();
+  bool placeAfterVersions(const FunctionDecl *Place, const std::vector<Version> &Versions,
+                          SourceLocation &At);
+  std::string versionCall(const FunctionDecl *G) const;
+  struct InlinePlan {
+    bool OK = false;
+    SourceLocation Begin, End; // the statement, with its ';'
+    std::vector<Capture> Caps;
+    QualType ThisType;         // C++ member functions: the task uses 'this'
+    bool Nested = false;       // inside another inline task (whose body names it nanort_self)
+    std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
+  };
+  std::map<const Pragma *, InlinePlan> Plans;
+  // The innermost planned inline task whose statement holds L (other than Self).
+  const InlinePlan *enclosingPlan(SourceLocation L, const InlinePlan *Self) const {
+    const InlinePlan *Best = nullptr;
+    for (const auto &E : Plans) {
+      const InlinePlan &P = E.second;
+      if (&P == Self || !P.OK || !SM.isBeforeInTranslationUnit(P.Begin, L) ||
+          !SM.isBeforeInTranslationUnit(L, P.End))
+        continue;
+      if (!Best || SM.isBeforeInTranslationUnit(Best->Begin, P.Begin))
+        Best = &P;
+    }
+    return Best;
+  }
+  // The statement of an inline task, with its ';'.
+  void statementRange(const Candidate &Cand, SourceLocation &Begin, SourceLocation &End) const;
+  std::set<unsigned> ThisEdits; // locations already rewritten to nanort_self
+  void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
+  void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
+                       SourceLocation &PreludeAt);
+  std::string enclosingPrototype(FunctionDecl *Fn, Stmt *Body, SourceLocation Top);
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Prototyped;
+  void lowerCritical(const Pragma &P, const Candidate &C);
+  void lowerAtomic(const Pragma &P, const Candidate &C);
+  // Who: the task in messages, "task 'f'" or "inline task".
+  // Scope: the variables that dependences may name (parameters, captures), whose types
+  // tell messages whether a base is an array or a pointer.
+  void emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
+                       ArrayRef<const VarDecl *> Scope, const Pragma *Target,
+                       const Pragma *LaunchFrom = nullptr,
+                       const std::map<std::string, std::string> *Rename = nullptr);
+  void emitLaunchClause(Code &C, const Clause &Cl);
+  bool fileModule(const Clause &File, std::string &Module);
+  std::string prelude() const;
+};
+
+} // namespace lowering
+} // namespace nanort
+
+#endif
