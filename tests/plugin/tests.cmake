@@ -485,9 +485,15 @@ add_test(NAME plugin.golden.capture.cpp
                  ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
                  ${plugin_bin}/golden/capture.cpp
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
+# block's untyped members and row lengths, the copy after the block, the body's declarations.
+add_test(NAME plugin.golden.vla.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include vla.c vla.c.expected ${plugin_bin}/golden/vla.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.vla.c PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default
