@@ -336,15 +336,17 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       continue;
     }
     QualType T = V->getType();
-    if (T->isVariablyModifiedType()) {
-      if (CPP) {
-        report(DiagId::VariablyModifiedCaptureCxx, Task.DirLoc, {N});
-        OK = false;
-        continue;
-      }
+    if (T.getCanonicalType()->isVariablyModifiedType()) { // (also under 'auto')
       Cap.VM = splitVariablyModified(Ctx, T.getNonReferenceType());
       if (!Cap.VM) {
         report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      // C++: the body's copy is made of bytes (the elements' copy constructors do not run).
+      if (CPP && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate &&
+          !Cap.VM->Elem.isTriviallyCopyableType(Ctx)) {
+        report(DiagId::FirstprivateArray, Task.DirLoc, {N});
         OK = false;
         continue;
       }

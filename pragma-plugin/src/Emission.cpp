@@ -518,7 +518,14 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.How == Sharing::Shared)
+      if (Cap.VM) { // as in C: untyped, with the row lengths (a class has no VLA members)
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          L << " void *nanort_c_" << Name << ";";
+        else if (Cap.VM->isArray())
+          L << " std::size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          L << " std::size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
@@ -529,6 +536,28 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        // Declared with 'auto': clang's C++ takes two spellings of a variable-length type as
+        // different types, so the cast's type is the variable's.
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        std::string Ptr = vmDeclaration(*Cap.VM, "", Lengths, 1, Policy);
+        std::string Own = vmDeclaration(*Cap.VM, "", Lengths, 0, Policy);
+        // The user's declaration had the extension's warning already.
+        L << "    _Pragma(\"GCC diagnostic push\") _Pragma(\"GCC diagnostic ignored \\\"-Wvla\\\"\")\n";
+        if (Cap.How == Sharing::Shared)
+          L << "    auto &" << Name << " = *(" << Ptr << ")nanort_a->nanort_c_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          L << "    auto &" << Name << " = *(" << Ptr << ")((char *)nanort_v + nanort_a->nanort_o_"
+            << Name << ");\n";
+        else
+          L << "    auto " << Name << " = (" << Own << ")"
+            << (Cap.How == Sharing::Firstprivate ? "nanort_a->nanort_c_" + Name : "nullptr")
+            << ";\n";
+        L << "    _Pragma(\"GCC diagnostic pop\") (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private)
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n";
@@ -629,17 +658,16 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
   };
   if (Outer)
     C.Subst = &Outer->Views;
-  // C: a firstprivate or private variable-length array gets its bytes after the block.
+  // A firstprivate or private variable-length array gets its bytes after the block.
   std::string ArgsSize = "sizeof(" + ArgsType + ")";
   std::string Extra;
-  if (!CPP)
-    for (const Capture &Cap : Caps) {
-      if (!Cap.VM || Cap.How == Sharing::Shared || !Cap.VM->isArray())
-        continue;
-      std::string Name = Cap.Var->getName().str();
-      Extra += "size_t nanort_o_" + Name + " = (" + ArgsSize + " + 15) / 16 * 16;\n";
-      ArgsSize = "nanort_o_" + Name + " + sizeof " + View(Name);
-    }
+  for (const Capture &Cap : Caps) {
+    if (!Cap.VM || Cap.How == Sharing::Shared || !Cap.VM->isArray())
+      continue;
+    std::string Name = Cap.Var->getName().str();
+    Extra += "size_t nanort_o_" + Name + " = (" + ArgsSize + " + 15) / 16 * 16;\n";
+    ArgsSize = "nanort_o_" + Name + " + sizeof " + View(Name);
+  }
   C << "{ " << L.str() << Extra
     << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
     << ", " << ArgsSize << "));\n";
@@ -649,6 +677,17 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       C << (Plan.Nested ? "nanort_self, " : "this, ");
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        if (Cap.How == Sharing::Shared)
+          C << "(void *)&" << Name << ", ";
+        else if (Cap.VM->isArray())
+          C << "nanort_o_" << Name << ", ";
+        else if (Cap.How == Sharing::Firstprivate)
+          C << "(void *)" << Name << ", ";
+        for (const std::string &Length : vmLengths(*Cap.VM, Name))
+          C << "(std::size_t)(" << Length << "), ";
+        continue;
+      }
       if (Cap.How == Sharing::Shared)
         C << "__builtin_addressof(" << Name << "), ";
       else if (Cap.How == Sharing::Firstprivate)
@@ -656,7 +695,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     }
     C << "0};\n";
     for (const Capture &Cap : Caps)
-      if (Cap.How == Sharing::Firstprivate &&
+      if (Cap.VM && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate) {
+        std::string Name = Cap.Var->getName().str();
+        C << "__builtin_memcpy((char *)nanort_task_args(nanort_t) + nanort_o_" << Name
+          << ", (const void *)&" << Name << ", sizeof " << Name << ");\n";
+      } else if (!Cap.VM && Cap.How == Sharing::Firstprivate &&
           Cap.Var->getType().getNonReferenceType()->isArrayType()) {
         std::string Name = Cap.Var->getName().str();
         C << "__builtin_memcpy((void *)&static_cast<" << Args

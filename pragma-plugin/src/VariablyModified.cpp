@@ -30,7 +30,7 @@ std::optional<VMType> splitVariablyModified(const ASTContext &Ctx, QualType T) {
       T = A->getElementType();
       continue;
     }
-    if (!T->isVariablyModifiedType())
+    if (!T.getCanonicalType()->isVariablyModifiedType()) // (auto hides it from T itself)
       break;
     const auto *P = T->getAs<PointerType>();
     if (!P)

@@ -160,7 +160,7 @@ nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/stencil_swap.cpp)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
-# Variable-length arrays and pointers to their rows in C inline tasks (issue 19): tiles of
+# Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
 # double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
 # array copied), private, and shared by a nested task; each compared with a sequential run.
 # Forms of older OmpSs programs (issue 19): C function tasks declared 'void f()', a task
@@ -176,6 +176,10 @@ nanort_plugin_program(legacy_forms_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
 nanort_plugin_program(no_return_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
                       ${p}/no_return.cpp)
 nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror ${p}/vla.c)
+# The same in C++, where clang and g++ take VLAs as an extension (-Wno-vla: the program's own
+# declarations warn; the generated code does not add to them).
+nanort_plugin_program(vla_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror -Wno-vla
+                      ${p}/vla.cpp)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without

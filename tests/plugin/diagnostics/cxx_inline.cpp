@@ -25,16 +25,23 @@ void lambda() {
   l();
 }
 
-// A variable-length array (a clang extension in C++) and a pointer to one.
+// A variable-length array (clang's extension in C++) and a pointer to one are captured
+// (tests/plugin/programs/vla.cpp); a firstprivate one must be trivially copyable.
+struct Named {
+  Named();
+  Named(const Named &);
+};
 void vla(int n, int &r, const int &cr) {
   int v[n];
   int (*p)[n] = nullptr;
-  // expected-error@+1 {{variable 'v' has a variably modified type (a variable-length array or a pointer to one, a C feature): C++ inline tasks cannot capture it; use a pointer to its first element}}
+  Named names[n];
   #pragma omp task shared(v)
   v[0] = 1;
-  // expected-error@+1 {{variable 'p' has a variably modified type (a variable-length array or a pointer to one, a C feature): C++ inline tasks cannot capture it; use a pointer to its first element}}
   #pragma omp task
   (*p)[0] = 1;
+  // expected-error@+1 {{firstprivate array 'names' must be trivially copyable}}
+  #pragma omp task firstprivate(names)
+  (void)names;
   // A reference is private as an object of the referenced type (OpenMP 4.5); not a const one.
   #pragma omp task private(r)
   r = 2;
