@@ -26,6 +26,9 @@ void f(int n) {
   // whose result is variably modified is not.
   #pragma omp task
   vla[0] = 1;
+  // expected-error@+1 {{inprivate variable 'vla' has a variably modified type (a variable-length array or a pointer to its rows), which inprivate does not copy yet: use firstprivate(vla), which copies it when the task is created}}
+  #pragma omp task inprivate(vla)
+  vla[1] = vla[0];
   int (*(*rows)(void))[n] = 0;
   // expected-error@+1 {{variable 'rows' has a variably modified type that inline tasks cannot capture (only variable-length arrays and pointers to them)}}
   #pragma omp task
