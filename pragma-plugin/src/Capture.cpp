@@ -358,7 +358,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   bool OK = true;
   for (VarDecl *V : UF.Order) {
     std::string N = V->getName().str();
-    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V]};
+    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V], std::nullopt};
     std::optional<Sharing> FromDeps;
     if (Private.count(N))
       Cap.How = Sharing::Private;
@@ -380,15 +380,31 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
       continue;
     }
     QualType T = V->getType();
-    if (T->isVariablyModifiedType()) {
-      report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
-      OK = false;
-      continue;
+    if (T.getCanonicalType()->isVariablyModifiedType()) { // (also under 'auto')
+      Cap.VM = splitVariablyModified(Ctx, T.getNonReferenceType());
+      if (!Cap.VM) {
+        report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      if (Cap.How == Sharing::Inprivate) {
+        report(DiagId::InprivateVariablyModified, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      // C++: the body's copy is made of bytes (the elements' copy constructors do not run).
+      if (CPP && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate &&
+          !Cap.VM->Elem.isTriviallyCopyableType(Ctx)) {
+        report(DiagId::FirstprivateArray, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
     }
     if (!CPP) // C++ spells the captured types with decltype, inside the function
-      OK &= checkLocalType(T.getNonReferenceType(), Task.DirLoc, N);
-    if (Cap.How == Sharing::Private && (T->isReferenceType() || T.isConstQualified())) {
-      report(DiagId::PrivateReference, Task.DirLoc, {N});
+      OK &= checkLocalType(Cap.VM ? Cap.VM->Elem : T.getNonReferenceType(), Task.DirLoc, N);
+    // A reference's task gets an object of the referenced type (OpenMP 4.5 and later).
+    if (Cap.How == Sharing::Private && T.getNonReferenceType().isConstQualified()) {
+      report(DiagId::PrivateConst, Task.DirLoc, {N});
       OK = false;
     }
     if (CPP && (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) &&
@@ -406,10 +422,11 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
   if (!CPP)
     for (const Capture &Cap : Caps) {
-      if (Cap.How != Sharing::Shared)
+      if (Cap.How != Sharing::Shared && !Cap.viewed())
         continue;
       std::string Name = Cap.Var->getName().str();
-      Plan.Views[Name] = "(*nanort_a->" + Name + ")";
+      std::string View = Cap.VM ? "(*nanort_s_" + Name + ")" : "(*nanort_a->" + Name + ")";
+      Plan.Views[Name] = View;
       std::set<unsigned> Done; // a macro argument may expand to several uses
       for (SourceLocation L : Cap.Uses) {
         SourceLocation Spelled = SM.getExpansionLoc(L);
@@ -430,7 +447,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
         }
         if (!Done.insert(L.getRawEncoding()).second)
           continue;
-        RW.ReplaceText(L, Name.size(), "(*nanort_a->" + Name + ")");
+        RW.ReplaceText(L, Name.size(), View);
       }
     }
   if (!OK)

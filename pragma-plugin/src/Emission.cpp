@@ -139,7 +139,36 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
       Fail(sectionStartMessage(I, D.Sections.size(), Kind, BaseText, "%lld", "", ""),
            "nanort_start" + K);
   }
-  if (!D.Shape.empty()) {
+  if (!D.Shape.empty() && !D.Sections.empty()) {
+    // ([n][m]x)[a;k][b;l]: x's elements indexed by the shape, without a cast to a pointer to
+    // rows (their length may be known at run time only, and C++ has no such types). Row K of
+    // the shape holds nanort_elemsK elements, the product of the dimensions after K.
+    C << Auto << "nanort_x = "; Base(); C << ";\n";
+    for (size_t I = 0; I < D.Shape.size(); ++I) {
+      std::string K = std::to_string(I);
+      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
+      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
+        continue;
+      C << "if (nanort_dim" << K << " < 0) ";
+      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
+    }
+    for (size_t I = 0; I < D.Sections.size(); ++I) {
+      C << "size_t nanort_elems" << (unsigned)I << " = 1";
+      for (size_t J = I + 1; J < D.Shape.size(); ++J)
+        C << " * (size_t)nanort_dim" << (unsigned)J;
+      C << ";\n";
+    }
+    C << Auto << "nanort_p = nanort_x + nanort_lo0 * (long long)nanort_elems0";
+    if (D.Sections.size() == 2)
+      C << " + nanort_lo1 * (long long)nanort_elems1";
+    C << ";\n";
+    if (D.Sections.size() == 1)
+      C << "size_t nanort_size = (size_t)nanort_len0 * nanort_elems0 * sizeof(*nanort_p);\n";
+    else
+      C << "size_t nanort_rows = (size_t)nanort_len0;\n"
+        << "size_t nanort_row_bytes = (size_t)nanort_len1 * nanort_elems1 * sizeof(*nanort_p);\n"
+        << "size_t nanort_stride = nanort_elems0 * sizeof(*nanort_p);\n";
+  } else if (!D.Shape.empty()) {
     C << Auto << "nanort_p = "; Base(); C << ";\n";
     for (size_t I = 0; I < D.Shape.size(); ++I) {
       std::string K = std::to_string(I);
@@ -671,7 +700,14 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM) { // as in C: untyped, with the row lengths (a class has no VLA members)
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          L << " void *nanort_c_" << Name << ";";
+        else if (Cap.VM->isArray())
+          L << " std::size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          L << " std::size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
@@ -683,6 +719,28 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        // Declared with 'auto': clang's C++ takes two spellings of a variable-length type as
+        // different types, so the cast's type is the variable's.
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        std::string Ptr = vmDeclaration(*Cap.VM, "", Lengths, 1, Policy);
+        std::string Own = vmDeclaration(*Cap.VM, "", Lengths, 0, Policy);
+        // The user's declaration had the extension's warning already.
+        L << "    _Pragma(\"GCC diagnostic push\") _Pragma(\"GCC diagnostic ignored \\\"-Wvla\\\"\")\n";
+        if (Cap.How == Sharing::Shared)
+          L << "    auto &" << Name << " = *(" << Ptr << ")nanort_a->nanort_c_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          L << "    auto &" << Name << " = *(" << Ptr << ")((char *)nanort_v + nanort_a->nanort_o_"
+            << Name << ");\n";
+        else
+          L << "    auto " << Name << " = (" << Own << ")"
+            << (Cap.How == Sharing::Firstprivate ? "nanort_a->nanort_c_" + Name : "nullptr")
+            << ";\n";
+        L << "    _Pragma(\"GCC diagnostic pop\") (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private)
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n";
@@ -722,7 +780,14 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM) { // the variable's address or value untyped, or where its copy is
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          F << " void *" << Name << ";";
+        else if (Cap.VM->isArray())
+          F << " size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          F << " size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
@@ -735,6 +800,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        if (Cap.How == Sharing::Shared)
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = nanort_a->" << Name << ";\n  (void)nanort_s_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = (void *)((char *)nanort_v + nanort_a->nanort_o_" << Name << ");\n  (void)nanort_s_"
+            << Name << ";\n";
+        else
+          F << "  " << vmDeclaration(*Cap.VM, Name, Lengths, 0, Policy)
+            << (Cap.How == Sharing::Firstprivate ? " = nanort_a->" + Name : std::string())
+            << ";\n  (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
       } else if (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) {
@@ -778,14 +860,36 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     C.Subst = &Outer->Views;
   if (Loop)
     emitTaskloopHead(C, Task, *Loop);
-  C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
-    << ", sizeof(" << ArgsType << ")));\n";
+  // A firstprivate or private variable-length array gets its bytes after the block.
+  std::string ArgsSize = "sizeof(" + ArgsType + ")";
+  std::string Extra;
+  for (const Capture &Cap : Caps) {
+    if (!Cap.VM || Cap.How == Sharing::Shared || !Cap.VM->isArray())
+      continue;
+    std::string Name = Cap.Var->getName().str();
+    Extra += "size_t nanort_o_" + Name + " = (" + ArgsSize + " + 15) / 16 * 16;\n";
+    ArgsSize = "nanort_o_" + Name + " + sizeof " + View(Name);
+  }
+  C << "{ " << L.str() << Extra
+    << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
+    << ", " << ArgsSize << "));\n";
   if (CPP) {
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
     if (!Plan.ThisType.isNull())
       C << (Plan.Nested ? "nanort_self, " : "this, ");
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        if (Cap.How == Sharing::Shared)
+          C << "(void *)&" << Name << ", ";
+        else if (Cap.VM->isArray())
+          C << "nanort_o_" << Name << ", ";
+        else if (Cap.How == Sharing::Firstprivate)
+          C << "(void *)" << Name << ", ";
+        for (const std::string &Length : vmLengths(*Cap.VM, Name))
+          C << "(std::size_t)(" << Length << "), ";
+        continue;
+      }
       if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << "__builtin_addressof(" << Name << "), ";
       else if (Cap.How == Sharing::Firstprivate)
@@ -793,7 +897,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     }
     C << (Loop ? "0, 0, 0, 0};\n" : "0};\n"); // a chunk's range is set below
     for (const Capture &Cap : Caps)
-      if (Cap.How == Sharing::Firstprivate &&
+      if (Cap.VM && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate) {
+        std::string Name = Cap.Var->getName().str();
+        C << "__builtin_memcpy((char *)nanort_task_args(nanort_t) + nanort_o_" << Name
+          << ", (const void *)&" << Name << ", sizeof " << Name << ");\n";
+      } else if (!Cap.VM && Cap.How == Sharing::Firstprivate &&
           Cap.Var->getType().getNonReferenceType()->isArrayType()) {
         std::string Name = Cap.Var->getName().str();
         C << "__builtin_memcpy((void *)&static_cast<" << Args
@@ -804,6 +912,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths = vmLengths(*Cap.VM, View(Name));
+        for (unsigned K = 0; K < Lengths.size(); ++K)
+          C << A << "->nanort_d_" << Name << "_" << K << " = " << Lengths[K] << ";\n";
+        if (Cap.How == Sharing::Shared)
+          C << A << "->" << Name << " = (void *)&" << View(Name) << ";\n";
+        else if (!Cap.VM->isArray()) {
+          if (Cap.How == Sharing::Firstprivate)
+            C << A << "->" << Name << " = (void *)" << View(Name) << ";\n";
+        } else {
+          C << A << "->nanort_o_" << Name << " = nanort_o_" << Name << ";\n";
+          if (Cap.How == Sharing::Firstprivate)
+            C << "__builtin_memcpy((char *)" << A << " + nanort_o_" << Name
+              << ", (const void *)&" << View(Name) << ", sizeof " << View(Name) << ");\n";
+        }
+        continue;
+      }
       if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)
@@ -1021,10 +1146,25 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
       LHS = U->getSubExpr();
       Op = U->isIncrementOp() ? "+" : "-";
     }
+  } else if (auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+             OC && OC->isTypeDependent()) {
+    // In a template, x += v on a dependent type may be kept as an operator call.
+    OverloadedOperatorKind K = OC->getOperator();
+    if (K == OO_PlusPlus || K == OO_MinusMinus) {
+      LHS = OC->getArg(0);
+      Op = K == OO_PlusPlus ? "+" : "-";
+    } else if (OC->isAssignmentOp() && K != OO_Equal && OC->getNumArgs() == 2) {
+      LHS = OC->getArg(0);
+      RHS = OC->getArg(1);
+      Op = StringRef(getOperatorSpelling(K)).drop_back().str();
+    }
   }
   if (!LHS)
     return report(DiagId::AtomicForm, P.DirLoc, {P.Namespace});
-  if (!LHS->getType()->isScalarType())
+  // A type that depends on a template parameter is checked where the template is
+  // instantiated, by a static_assert in the lowered code.
+  bool Dependent = LHS->isTypeDependent();
+  if (!Dependent && !LHS->getType()->isScalarType())
     return report(DiagId::AtomicScalar, P.DirLoc);
   auto Txt = [&](Expr *X) {
     // The rewritten text: a C inline task around may have replaced shared variables.
@@ -1037,7 +1177,11 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
   SourceLocation Semi = Lexer::findLocationAfterToken(C.End, tok::semi, SM, LO, false);
   if (Semi.isValid())
     End = Semi;
-  std::string Code = "{ __typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
+  std::string Code = "{ ";
+  if (Dependent)
+    Code += "static_assert(std::is_scalar<std::remove_reference_t<decltype(" + L +
+            ")>>::value, " + cLiteral(formatDiag(DiagId::AtomicScalar)) + "); ";
+  Code += "__typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
                      ") nanort_old, nanort_new; __atomic_load(nanort_p, &nanort_old, "
                      "__ATOMIC_RELAXED); do { nanort_new = nanort_old " + Op + " (" + R +
                      "); } while (!__atomic_compare_exchange(nanort_p, &nanort_old, "

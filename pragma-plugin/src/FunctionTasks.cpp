@@ -134,11 +134,20 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     return Fail(DiagId::TemplatedTask);
   if (FD->getQualifier() && !Method)
     return Fail(DiagId::QualifiedTask);
-  // C before C23: 'int f() { ... }' takes no arguments, as 'int f(void)' does (OmpSs
-  // programs write it so); a declaration without parameters whose definition has some is
-  // another matter.
-  if (!CPP && !noArguments(FD))
-    return Fail(DiagId::TaskWithoutPrototype, {Name});
+  // C before C23: 'void f()' declares f without saying its parameters. The definition says
+  // them: 'void f() { ... }' has none, 'void f(int *x) { ... }' after a 'void f();' with the
+  // pragma has x (and the clauses may name it).
+  if (!FD->hasWrittenPrototype() && !CPP) {
+    FunctionDecl *Def = FD->getDefinition();
+    if (Def && Def->hasWrittenPrototype())
+      FD = Def;
+    else if (Def && Def->param_empty())
+      ; // no parameters
+    else if (Def)
+      return Fail(DiagId::TaskOldStyleDefinition, {Name});
+    else if (FD->isReferenced())
+      return Fail(DiagId::TaskWithoutPrototype, {Name});
+  }
   if (!FD->getDeclName().isIdentifier())
     return Fail(DiagId::OperatorTask);
   for (const char *K : {"shared", "private", "firstprivate", "default"})
@@ -176,6 +185,9 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   bool HeaderKernel = isHeaderKernel(Task, Target, FD);
   if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
+  // A task that this file neither defines nor uses needs nothing here.
+  if (!Def && !Kernel && !FD->isReferenced())
+    return;
   if (!Def && !Kernel)
     return Fail(DiagId::TaskNotDefined, {Name});
   if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))

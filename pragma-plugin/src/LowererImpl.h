@@ -15,6 +15,7 @@
 #include "Lowering.h"
 #include "NonVoid.h"
 #include "Taskloop.h"
+#include "VariablyModified.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -105,6 +106,10 @@ struct Capture {
   VarDecl *Var;
   Sharing How;
   std::vector<SourceLocation> Uses; // DeclRefExpr locations inside the task body
+  std::optional<VMType> VM;         // a variably modified type (VariablyModified.h)
+  // C: the body names the variable through a pointer, (*nanort_s_x): a variable-length
+  // array, or a shared variable of a variably modified type.
+  bool viewed() const { return VM && (How == Sharing::Shared || VM->isArray()); }
 };
 
 class Lowerer {

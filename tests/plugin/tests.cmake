@@ -191,6 +191,26 @@ nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/stencil_swap.cpp)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
+# Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
+# double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
+# array copied), private, and shared by a nested task; each compared with a sequential run.
+# Forms of older OmpSs programs (issue 19): C function tasks declared 'void f()', a task
+# declared but neither defined nor called, sections of shaped expressions ([n]p)[a:b] and
+# ([r][c]m)[a;k][b;l]; C++ private(c) of a reference, atomic on template-dependent types.
+nanort_plugin_program(legacy_forms_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall
+                      -Wno-deprecated-non-prototype ${p}/legacy_forms.c)
+nanort_plugin_program(legacy_forms_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/legacy_forms.cpp)
+# nanocxx passes -fno-strict-return to clang: int member functions that create tasks and run
+# off their end without 'return', as programs written for mcc over g++ have (clang would trap,
+# also without optimisation; g++ -O2 would take the path as unreachable: no -O here).
+nanort_plugin_program(no_return_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
+                      ${p}/no_return.cpp)
+nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror ${p}/vla.c)
+# The same in C++, where clang and g++ take VLAs as an extension (-Wno-vla: the program's own
+# declarations warn; the generated code does not add to them).
+nanort_plugin_program(vla_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror -Wno-vla
+                      ${p}/vla.cpp)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
@@ -530,6 +550,11 @@ add_test(NAME plugin.golden.taskloop.c
          COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
                  ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
                  ${plugin_bin}/golden/taskloop.c
+# Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
+# block's untyped members and row lengths, the copy after the block, the body's declarations.
+add_test(NAME plugin.golden.vla.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include vla.c vla.c.expected ${plugin_bin}/golden/vla.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
 # Issue 19's clauses: a multidependence's loop, taskwait with dependences, inprivate, copies.
 add_test(NAME plugin.golden.clauses.c
@@ -539,7 +564,7 @@ add_test(NAME plugin.golden.clauses.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     plugin.golden.taskloop.c plugin.golden.clauses.c
+                     plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
