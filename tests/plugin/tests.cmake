@@ -550,6 +550,7 @@ add_test(NAME plugin.golden.taskloop.c
          COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
                  ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
                  ${plugin_bin}/golden/taskloop.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
 # block's untyped members and row lengths, the copy after the block, the body's declarations.
 add_test(NAME plugin.golden.vla.c
