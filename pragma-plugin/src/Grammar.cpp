@@ -119,6 +119,22 @@ bool isOtherOpenMPDirective(StringRef Spelling) {
   return false;
 }
 
+std::optional<DiagId> insteadOfDirective(StringRef Spelling) {
+  static const struct {
+    const char *Spelling;
+    DiagId Instead;
+  } Hints[] = {{"parallel", DiagId::InsteadOfParallel}, {"for", DiagId::InsteadOfLoop},
+               {"loop", DiagId::InsteadOfLoop},         {"distribute", DiagId::InsteadOfLoop},
+               {"single", DiagId::InsteadOfSingle},     {"master", DiagId::InsteadOfSingle},
+               {"masked", DiagId::InsteadOfSingle},     {"barrier", DiagId::InsteadOfBarrier},
+               {"sections", DiagId::InsteadOfSections}, {"section", DiagId::InsteadOfSections},
+               {"flush", DiagId::InsteadOfFlush}};
+  for (const auto &H : Hints)
+    if (Spelling == H.Spelling)
+      return H.Instead;
+  return std::nullopt;
+}
+
 bool findDependMode(StringRef Spelling, AccessMode &Mode) {
   static const struct {
     const char *Spelling;

@@ -8,7 +8,11 @@
 #ifndef NANORT_PLUGIN_GRAMMAR_H
 #define NANORT_PLUGIN_GRAMMAR_H
 
+#include "Diagnostics.h"
+
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace nanort {
 
@@ -74,6 +78,8 @@ const DirectiveInfo *findDirective(llvm::StringRef Spelling);
 const ClauseInfo *findClause(llvm::StringRef Spelling);
 // An OpenMP directive that nanort does not lower (parallel, for, single, ...).
 bool isOtherOpenMPDirective(llvm::StringRef Spelling);
+// The note that says what to write instead of such a directive, where there is one.
+std::optional<DiagId> insteadOfDirective(llvm::StringRef Spelling);
 // Dependence modes inside depend(mode: ...).
 bool findDependMode(llvm::StringRef Spelling, AccessMode &Mode);
 // Whether Word is one of the '|'-separated Words.

@@ -115,9 +115,11 @@ public:
     if (DirName.empty()) {
       Diags.report(DiagId::ExpectedDirective, DirLoc, {P.Namespace});
     } else if (!P.Dir) {
-      if (isOtherOpenMPDirective(DirName))
+      if (isOtherOpenMPDirective(DirName)) {
         Diags.report(DiagId::UnsupportedDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
-      else
+        if (std::optional<DiagId> Instead = insteadOfDirective(DirName))
+          Diags.report(*Instead, DirLoc, {P.Namespace});
+      } else
         Diags.report(DiagId::UnknownDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
     } else if (P.Dir->Kind == DirectiveKind::Ignored && DirName != "taskyield") {
       P.Valid = true; // simd and declare simd: hints whose clauses (safelen, ...) are not read
