@@ -289,6 +289,146 @@ NANORT_API nanort_status nanort_block_call(void (*call)(void *arg), void *arg);
 NANORT_API void nanort_cuda_register_image(const void *fatbin_image);
 
 /* ---------------------------------------------------------------------------------------- */
+/* Reductions                                                                               */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Task reductions, as OmpSs-2's reduction(op: x) and OpenMP's taskgroup task_reduction(op: x)
+ * with in_reduction(op: x) (docs/reductions.md):
+ *
+ *     static const nanort_reduction_op sum = {NANORT_ABI_VERSION, NANORT_REDUCE_SUM,
+ *                                             NANORT_TYPE_DOUBLE, sizeof(double)};
+ *     nanort_task_reduction(t, &total, sizeof total, &sum);          // before submit
+ *     ...
+ *     double *mine = nanort_reduction_private(&total);   // in the body: its private copy
+ *     *mine += x;
+ *
+ * The tasks of a reduction run at the same time; each works on private storage that starts
+ * at the operator's identity, one copy per CPU worker that runs them (not per task). The
+ * copies are combined into the original before the next task that accesses the bytes
+ * otherwise runs, at the taskwait (or a taskwait on them), and when the parent task ends;
+ * the thread that releases the reduction's last task (or submits the access that ends it)
+ * combines them. Reductions run on CPU workers only: a task with a reduction and no smp
+ * implementation (or placed on a device) is refused at submit (NANORT_ERROR_NO_DEVICE).
+ * A task of a reduction that fails, or is not run, leaves the original as it was: the copies
+ * are not combined, and the tasks ordered after the reduction are not run (nanort_taskwait
+ * reports both). */
+
+typedef enum nanort_reduction_operator {
+  NANORT_REDUCE_SUM = 1,     /* +, and -, which OpenMP and OmpSs-2 reduce as +; identity 0    */
+  NANORT_REDUCE_PRODUCT = 2, /* *; identity 1                                                  */
+  NANORT_REDUCE_MIN = 3,     /* identity: the largest value of the type (+infinity if floating) */
+  NANORT_REDUCE_MAX = 4,     /* identity: the lowest value of the type (-infinity if floating)  */
+  NANORT_REDUCE_BIT_AND = 5, /* &, integer types; identity ~0                                   */
+  NANORT_REDUCE_BIT_OR = 6,  /* |, integer types; identity 0                                    */
+  NANORT_REDUCE_BIT_XOR = 7, /* ^, integer types; identity 0                                    */
+  NANORT_REDUCE_AND = 8,     /* &&; identity 1; the result is 0 or 1                            */
+  NANORT_REDUCE_OR = 9,      /* ||; identity 0; the result is 0 or 1                            */
+  NANORT_REDUCE_USER = 10    /* declare reduction: the initializer and combiner of the op      */
+} nanort_reduction_operator;
+
+/* The element types of the built-in operators. Complex types take + and * only; bool (C's
+ * _Bool) and the integer types take every operator; floating types all but &, |, ^. */
+typedef enum nanort_reduction_type {
+  NANORT_TYPE_CHAR = 1,
+  NANORT_TYPE_SIGNED_CHAR = 2,
+  NANORT_TYPE_UNSIGNED_CHAR = 3,
+  NANORT_TYPE_SHORT = 4,
+  NANORT_TYPE_UNSIGNED_SHORT = 5,
+  NANORT_TYPE_INT = 6,
+  NANORT_TYPE_UNSIGNED_INT = 7,
+  NANORT_TYPE_LONG = 8,
+  NANORT_TYPE_UNSIGNED_LONG = 9,
+  NANORT_TYPE_LONG_LONG = 10,
+  NANORT_TYPE_UNSIGNED_LONG_LONG = 11,
+  NANORT_TYPE_BOOL = 12,
+  NANORT_TYPE_FLOAT = 13,
+  NANORT_TYPE_DOUBLE = 14,
+  NANORT_TYPE_LONG_DOUBLE = 15,
+  NANORT_TYPE_FLOAT_COMPLEX = 16,       /* float _Complex, std::complex<float>             */
+  NANORT_TYPE_DOUBLE_COMPLEX = 17,      /* double _Complex, std::complex<double>           */
+  NANORT_TYPE_LONG_DOUBLE_COMPLEX = 18  /* long double _Complex, std::complex<long double> */
+} nanort_reduction_type;
+
+/* A reduction operator. The runtime copies what it needs at each call that takes one; only
+ * 'name' must outlive the call (static storage). A reduction of an array applies the operator
+ * element by element. */
+typedef struct nanort_reduction_op {
+  uint32_t abi_version;  /* NANORT_ABI_VERSION                                            */
+  uint32_t op;           /* nanort_reduction_operator                                     */
+  uint32_t type;         /* nanort_reduction_type; not used by NANORT_REDUCE_USER           */
+  uint32_t element_size; /* bytes of one element: the type's size (0 means that too), or,
+                            for NANORT_REDUCE_USER, the size of the user's type             */
+  /* NANORT_REDUCE_USER only (NULL otherwise). initialize: sets one private element (omp_priv)
+   * to the operator's identity; 'orig' is the original's element (omp_orig); NULL: the
+   * private copy starts as zero bytes. combine: out = out op in, one element (omp_out,
+   * omp_in); required. destroy: ends the life of one private element after it was combined
+   * (C++ types); may be NULL. */
+  void (*initialize)(void *priv, const void *orig);
+  void (*combine)(void *out, const void *in);
+  void (*destroy)(void *priv);
+  const char *name; /* for messages ("+", "merge"); may be NULL */
+} nanort_reduction_op;
+
+/* OmpSs-2 reduction(op: x): the task adds its part to the reduction on the bytes
+ * [address, address + size), a whole number of elements of the operator. Tasks that reduce the
+ * same bytes (or bytes inside them) with the same operator, one after another among siblings,
+ * form one reduction and may run at the same time; it is ordered like a write against the
+ * other accesses of those bytes: it waits for the tasks before it, and the next task that
+ * accesses them otherwise (or reduces with another operator, or over bytes outside them) waits
+ * for the reduction's tasks and the combination. More reduction tasks that come after every
+ * earlier one ended, with no other access between, join the same reduction.
+ * Inside a task that takes part in a reduction on x, a child's reduction on x (or on elements
+ * of it) with the same operator takes part in the same reduction directly (OmpSs-2's
+ * weakreduction needs nothing more); a child's reduction on the parent's private copy (what
+ * nanort_reduction_private returned) is a reduction of its own, combined into that copy when
+ * the parent ends. Either way the parent must leave its copy alone while its children reduce
+ * into it (until a taskwait). A size of 0 names nothing and adds nothing. Refused with
+ * NANORT_ERROR_INVALID_ARGUMENT: a NULL operator or one of another ABI, a size that is not a
+ * whole number of elements, an operator that the type lacks (& on double), a user-defined one
+ * without a combiner, a reduction that overlaps another reduction of the task; at submit, one
+ * that overlaps any other access of the task, or that overlaps a reduction of the parent
+ * without lying inside it or with another operator. */
+NANORT_API nanort_status nanort_task_reduction(nanort_task *task, void *address, size_t size,
+                                               const nanort_reduction_op *op);
+
+/* OpenMP in_reduction(op: x): the task takes part in the reduction on these bytes that the
+ * innermost enclosing taskgroup of its creator (nanort_taskgroup_reduction) declared, also
+ * when it is created deep inside tasks of the taskgroup. It adds no dependence. Fails with
+ * NANORT_ERROR_INVALID_ARGUMENT when no enclosing taskgroup declared a reduction on the bytes,
+ * or it did with another operator. */
+NANORT_API nanort_status nanort_task_in_reduction(nanort_task *task, void *address, size_t size,
+                                                  const nanort_reduction_op *op);
+
+/* In the body of a task that takes part in a reduction (either kind): the address of its
+ * private copy of 'original', any address inside the bytes it reduces (the copy of an array
+ * is laid out as the array). Taken at the first call in the task, then the same for the
+ * task's whole run; cheap on every later call. A task that runs at once inside a final task
+ * works on its parent's copy, or on the original itself, in program order. NULL (with
+ * nanort_last_error set) when the calling task takes part in no reduction on that address. */
+NANORT_API void *nanort_reduction_private(const void *original);
+
+/* OpenMP taskgroup task_reduction(op: x) { ... }:
+ *
+ *     nanort_taskgroup_begin();
+ *     nanort_taskgroup_reduction(&x, sizeof x, &sum);   // each task_reduction item, at once
+ *     ... tasks with nanort_task_in_reduction(t, &x, sizeof x, &sum) ...
+ *     nanort_taskgroup_end();
+ *
+ * nanort_taskgroup_end waits for every child of the calling task (as a taskwait does; a
+ * taskgroup waits at least for the tasks created in it) and combines the taskgroup's
+ * reductions into their originals, on the host. Failures of tasks are left for the next
+ * taskwait to report; a reduction one of whose tasks failed is not combined (the original
+ * keeps its value). Taskgroups nest; each begin needs its end in the same task (or thread):
+ * NANORT_ERROR_INVALID_ARGUMENT otherwise, and for a task_reduction outside a taskgroup or
+ * over bytes of another of its task_reductions. Inside a task that takes part in a reduction
+ * on x, a taskgroup reduction on x (same operator, inside its bytes) combines into the task's
+ * private copy. */
+NANORT_API nanort_status nanort_taskgroup_begin(void);
+NANORT_API nanort_status nanort_taskgroup_reduction(void *address, size_t size,
+                                                    const nanort_reduction_op *op);
+NANORT_API nanort_status nanort_taskgroup_end(void);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Host memory                                                                              */
 /* ---------------------------------------------------------------------------------------- */
 

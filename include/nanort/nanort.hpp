@@ -15,6 +15,7 @@
 #include <nanort/nanort.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,37 @@ void run_callable(void *args) {
 template <class F>
 void destroy_callable(void *args) {
   static_cast<F *>(args)->~F();
+}
+
+// The element type of a built-in reduction (nanort_reduction_type).
+template <class T>
+constexpr std::uint32_t reduction_type() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, bool>) return NANORT_TYPE_BOOL;
+  else if constexpr (std::is_same_v<U, char>) return NANORT_TYPE_CHAR;
+  else if constexpr (std::is_same_v<U, signed char>) return NANORT_TYPE_SIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, unsigned char>) return NANORT_TYPE_UNSIGNED_CHAR;
+  else if constexpr (std::is_same_v<U, short>) return NANORT_TYPE_SHORT;
+  else if constexpr (std::is_same_v<U, unsigned short>) return NANORT_TYPE_UNSIGNED_SHORT;
+  else if constexpr (std::is_same_v<U, int>) return NANORT_TYPE_INT;
+  else if constexpr (std::is_same_v<U, unsigned>) return NANORT_TYPE_UNSIGNED_INT;
+  else if constexpr (std::is_same_v<U, long>) return NANORT_TYPE_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long>) return NANORT_TYPE_UNSIGNED_LONG;
+  else if constexpr (std::is_same_v<U, long long>) return NANORT_TYPE_LONG_LONG;
+  else if constexpr (std::is_same_v<U, unsigned long long>) return NANORT_TYPE_UNSIGNED_LONG_LONG;
+  else if constexpr (std::is_same_v<U, float>) return NANORT_TYPE_FLOAT;
+  else if constexpr (std::is_same_v<U, double>) return NANORT_TYPE_DOUBLE;
+  else if constexpr (std::is_same_v<U, long double>) return NANORT_TYPE_LONG_DOUBLE;
+  else return 0;
+}
+
+template <class T>
+nanort_reduction_op builtin_op(nanort_reduction_operator op) {
+  static_assert(reduction_type<T>() != 0,
+                "built-in reductions take arithmetic types; give other types a "
+                "nanort_reduction_op with NANORT_REDUCE_USER");
+  return nanort_reduction_op{NANORT_ABI_VERSION, static_cast<std::uint32_t>(op),
+                             reduction_type<T>(), sizeof(T), nullptr, nullptr, nullptr, nullptr};
 }
 
 // One static site per callable type: labels and locations are set per task.
@@ -104,6 +136,30 @@ class task {
     add({address, bytes, 1, bytes, mode});
     return *this;
   }
+  // OmpSs-2 reduction(op: data[0;count]): the body reaches its private copy through
+  // nanort::reduction_private(data). 'op' is one of NANORT_REDUCE_SUM ... NANORT_REDUCE_OR for
+  // arithmetic T; a user-defined operator (NANORT_REDUCE_USER) comes as a nanort_reduction_op.
+  template <class T>
+  task &reduction(nanort_reduction_operator op, T *data, std::size_t count = 1) {
+    reductions_.push_back({data, count * sizeof(T), detail::builtin_op<T>(op), false});
+    return *this;
+  }
+  template <class T>
+  task &reduction(const nanort_reduction_op &op, T *data, std::size_t count = 1) {
+    reductions_.push_back({data, count * sizeof(T), op, false});
+    return *this;
+  }
+  // OpenMP in_reduction(op: data[0;count]), in a reduction of an enclosing nanort::taskgroup.
+  template <class T>
+  task &in_reduction(nanort_reduction_operator op, T *data, std::size_t count = 1) {
+    reductions_.push_back({data, count * sizeof(T), detail::builtin_op<T>(op), true});
+    return *this;
+  }
+  template <class T>
+  task &in_reduction(const nanort_reduction_op &op, T *data, std::size_t count = 1) {
+    reductions_.push_back({data, count * sizeof(T), op, true});
+    return *this;
+  }
   task &priority(int value) {
     priority_ = value;
     return *this;
@@ -146,6 +202,15 @@ class task {
         detail::check(s);
       }
     }
+    for (const pending_reduction &r : reductions_) {
+      nanort_status s = r.in_reduction ? nanort_task_in_reduction(t, r.address, r.bytes, &r.op)
+                                       : nanort_task_reduction(t, r.address, r.bytes, &r.op);
+      if (s != NANORT_SUCCESS) {
+        stored->~Fn();
+        nanort_task_discard(t);
+        detail::check(s);
+      }
+    }
     detail::check(nanort_task_submit(t));
   }
 
@@ -154,6 +219,12 @@ class task {
     const void *address;
     std::size_t row_bytes, rows, stride;
     nanort_access_mode mode;
+  };
+  struct pending_reduction {
+    void *address;
+    std::size_t bytes;
+    nanort_reduction_op op;
+    bool in_reduction;
   };
   // The first few accesses live in the builder itself: no allocation for the usual task.
   static constexpr std::size_t kInline = 4;
@@ -173,6 +244,51 @@ class task {
   pending_access inline_[kInline];
   std::vector<pending_access> more_;
   std::size_t count_ = 0;
+  std::vector<pending_reduction> reductions_;
+};
+
+// In a task's body: its private copy of 'original' (an element of the data it reduces).
+template <class T>
+T *reduction_private(T *original) {
+  void *copy = nanort_reduction_private(original);
+  if (!copy) throw task_error(NANORT_ERROR_INVALID_ARGUMENT, nanort_last_error());
+  return static_cast<T *>(copy);
+}
+
+// OpenMP taskgroup with task_reduction clauses: its destructor ends it (waits for the tasks
+// created since, and combines the reductions); end() does so and throws on failure.
+//
+//     {
+//       nanort::taskgroup group;
+//       group.reduction(NANORT_REDUCE_SUM, &x);
+//       nanort::task().in_reduction(NANORT_REDUCE_SUM, &x).spawn([&] { ... });
+//     }
+class taskgroup {
+ public:
+  taskgroup() { detail::check(nanort_taskgroup_begin()); }
+  taskgroup(const taskgroup &) = delete;
+  taskgroup &operator=(const taskgroup &) = delete;
+  ~taskgroup() {
+    if (open_) (void)nanort_taskgroup_end();
+  }
+  template <class T>
+  taskgroup &reduction(nanort_reduction_operator op, T *data, std::size_t count = 1) {
+    const nanort_reduction_op built = detail::builtin_op<T>(op);
+    detail::check(nanort_taskgroup_reduction(data, count * sizeof(T), &built));
+    return *this;
+  }
+  template <class T>
+  taskgroup &reduction(const nanort_reduction_op &op, T *data, std::size_t count = 1) {
+    detail::check(nanort_taskgroup_reduction(data, count * sizeof(T), &op));
+    return *this;
+  }
+  void end() {
+    open_ = false;
+    detail::check(nanort_taskgroup_end());
+  }
+
+ private:
+  bool open_ = true;
 };
 
 inline void taskwait() { detail::check(nanort_taskwait()); }

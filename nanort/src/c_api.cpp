@@ -401,6 +401,130 @@ nanort_status nanort_task_submit(nanort_task *task) {
   return guarded([&] { return runtime->submit(as_task(task)); });
 }
 
+namespace {
+
+// Checks a reduction clause of 'what' ("reduction", "in_reduction") and fills 'entry' with it;
+// a status other than success when it is wrong, or when it names nothing (size 0: 'empty').
+nanort_status checked_reduction(Task *t, const char *what, void *address, size_t size,
+                                const nanort_reduction_op *op, nanort::rt::ReductionEntry &entry,
+                                bool &empty) {
+  empty = false;
+  if (auto why = nanort::rt::resolve_reduction_op(op, entry.op))
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, t->describe() + ": " + what + ": " + *why);
+  if (size == 0) {  // an empty array section: nothing to reduce
+    empty = true;
+    return NANORT_SUCCESS;
+  }
+  if (std::string wrong = implausible_clause(what, address, size, 1, size); !wrong.empty())
+    return fail(NANORT_ERROR_INVALID_ARGUMENT, t->describe() + ": " + wrong);
+  if (!address)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                t->describe() + ": " + what + " of a NULL address");
+  if (size % entry.op.element_size != 0)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                t->describe() + ": the " + what + " " + entry.op.describe() + " on " +
+                    std::to_string(size) + " bytes is not a whole number of its " +
+                    std::to_string(entry.op.element_size) + "-byte elements");
+  entry.start = reinterpret_cast<std::uintptr_t>(address);
+  entry.end = entry.start + size;
+  if (t->reductions)
+    for (const nanort::rt::ReductionEntry &other : t->reductions->entries)
+      if (entry.start < other.end && other.start < entry.end)
+        return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                    t->describe() + ": the " + what + " on " + std::to_string(size) +
+                        " bytes overlaps another reduction of the task");
+  return NANORT_SUCCESS;
+}
+
+void add_reduction_entry(Task *t, nanort::rt::ReductionEntry &&entry) {
+  if (!t->reductions) t->reductions = std::make_unique<nanort::rt::TaskReductions>();
+  t->reductions->entries.push_back(std::move(entry));
+}
+
+}  // namespace
+
+nanort_status nanort_task_reduction(nanort_task *task, void *address, size_t size,
+                                    const nanort_reduction_op *op) {
+  if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_reduction: task is NULL");
+  return guarded([&] {
+    Task *t = as_task(task);
+    nanort::rt::ReductionEntry entry;
+    bool empty = false;
+    if (nanort_status status = checked_reduction(t, "reduction", address, size, op, entry, empty))
+      return status;
+    if (empty) return NANORT_SUCCESS;
+    t->accesses.push_back(
+        {nanort::dc::Region::contiguous(address, size), nanort::rt::kReductionAccess});
+    add_reduction_entry(t, std::move(entry));
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_task_in_reduction(nanort_task *task, void *address, size_t size,
+                                       const nanort_reduction_op *op) {
+  if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_in_reduction: task is NULL");
+  return guarded([&] {
+    Task *t = as_task(task);
+    nanort::rt::ReductionEntry entry;
+    bool empty = false;
+    if (nanort_status status =
+            checked_reduction(t, "in_reduction", address, size, op, entry, empty))
+      return status;
+    if (empty) return NANORT_SUCCESS;
+    entry.info = Runtime::get().find_taskgroup_reduction(t, entry.start, entry.end, entry.op);
+    entry.in_reduction = true;
+    add_reduction_entry(t, std::move(entry));
+    return NANORT_SUCCESS;
+  });
+}
+
+void *nanort_reduction_private(const void *original) {
+  void *result = nullptr;
+  guarded([&] {
+    result = Runtime::reduction_private(original);
+    return NANORT_SUCCESS;
+  });
+  return result;
+}
+
+nanort_status nanort_taskgroup_begin(void) {
+  return guarded([] {
+    Runtime::get().taskgroup_begin();
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_taskgroup_reduction(void *address, size_t size,
+                                         const nanort_reduction_op *op) {
+  return guarded([&] {
+    nanort::rt::ReductionOp resolved;
+    if (auto why = nanort::rt::resolve_reduction_op(op, resolved))
+      return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_taskgroup_reduction: " + *why);
+    if (size == 0) return NANORT_SUCCESS;
+    if (std::string wrong = implausible_clause("task_reduction", address, size, 1, size);
+        !wrong.empty())
+      return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_taskgroup_reduction: " + wrong);
+    if (!address)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  "nanort_taskgroup_reduction: task_reduction of a NULL address");
+    if (size % resolved.element_size != 0)
+      return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                  "nanort_taskgroup_reduction: the task_reduction " + resolved.describe() +
+                      " on " + std::to_string(size) + " bytes is not a whole number of its " +
+                      std::to_string(resolved.element_size) + "-byte elements");
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    Runtime::get().taskgroup_reduction(start, start + size, resolved);
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_taskgroup_end(void) {
+  return guarded([] {
+    Runtime::get().taskgroup_end();
+    return NANORT_SUCCESS;
+  });
+}
+
 void nanort_task_discard(nanort_task *task) {
   if (task) as_task(task)->drop_ref();
 }

@@ -47,7 +47,7 @@ void DependencyDomain::Group::assign(const Group &other) {
 }
 
 DependencyDomain::Fragment::Fragment(const Fragment &other)
-    : commutative_owner(other.commutative_owner) {
+    : commutative_owner(other.commutative_owner), reduction(other.reduction) {
   previous.assign(other.previous);
   current.assign(other.current);
 }
@@ -69,13 +69,24 @@ void DependencyDomain::retire_edge_count() {
 }
 
 DependencyDomain::~DependencyDomain() {
+  finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
 }
 
 void DependencyDomain::register_task(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
-  for (const Access &access : task->accesses) add_access(task, access);
+  for (const Access &access : task->accesses) {
+    if (access.mode == kReductionAccess) {
+      add_reduction_access(task, access);
+      continue;
+    }
+    if (!open_reductions_.empty())
+      access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+        close_overlapping(task, start, end, nullptr);
+      });
+    add_access(task, access);
+  }
   if (--task->pending == 0)
     make_ready(task, ready);
   else
@@ -112,6 +123,7 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
       }
       // Start a new group after the current one.
       for (Task *predecessor : current.members) link(predecessor, task);
+      fragment.reduction = 0;
       fragment.previous.reset();
       if (joinable(mode)) {
         fragment.previous.members.swap(current.members);
@@ -124,6 +136,133 @@ void DependencyDomain::add_access(Task *task, const Access &access) {
       current.members.push_back(task);
     });
   });
+}
+
+void DependencyDomain::add_reduction_access(Task *task, const Access &access) {
+  // (A reduction's region is one range: nanort_task_reduction names contiguous bytes.)
+  std::uintptr_t start = 0, end = 0;
+  access.region.for_each_range([&](std::uintptr_t s, std::uintptr_t e) {
+    if (end == 0) start = s;
+    end = e;
+  });
+  ReductionEntry *entry = task->reductions->find(start);
+  ReductionInfo *info = nullptr;
+  for (ReductionInfo *open : open_reductions_)
+    if (open->key() <= start && end <= open->key_end() && open->op().same_as(entry->op)) {
+      info = open;
+      break;
+    }
+  if (!info) {
+    close_overlapping(task, start, end, nullptr);
+    auto made = std::make_unique<ReductionInfo>(start, end - start, entry->target, entry->op);
+    made->id = next_reduction_id_++;
+    open_reductions_.push_back(made.get());
+    info = made.release();
+  } else if (info->members.size() % kPruneEvery == kPruneEvery - 1) {
+    // Members done are dropped (one failed or unrun one stays: the access that closes the
+    // reduction is then not run).
+    bool poison_kept = false;
+    info->members.erase_if([&poison_kept](Task *member) {
+      if (!member->released) return false;
+      if (poisons(member) && !poison_kept) {
+        poison_kept = true;
+        return false;
+      }
+      member->drop_ref();
+      return true;
+    });
+  }
+  entry->info = info;
+  entry->in_domain = true;
+  ++info->active;
+  task->add_ref();
+  info->members.push_back(task);
+  // Ordered like a joinable group: after the accesses before it, the members together.
+  const std::uint64_t id = info->id;
+  fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
+    Group &current = fragment.current;
+    if (current.mode == kReductionAccess && fragment.reduction == id) {
+      for (Task *predecessor : fragment.previous.members) link(predecessor, task);
+    } else {
+      for (Task *predecessor : current.members) link(predecessor, task);
+      fragment.previous.reset();
+      fragment.previous.members.swap(current.members);
+      fragment.previous.mode = current.mode;
+      current.mode = kReductionAccess;
+      fragment.reduction = id;
+    }
+    if (current.members.empty() || current.members.back() != task) {
+      task->add_ref();
+      current.members.push_back(task);
+    }
+  });
+}
+
+void DependencyDomain::close_overlapping(Task *task, std::uintptr_t start, std::uintptr_t end,
+                                         const ReductionInfo *except) {
+  for (std::size_t i = 0; i < open_reductions_.size();) {
+    ReductionInfo *open = open_reductions_[i];
+    if (open == except || open->key_end() <= start || end <= open->key()) {
+      ++i;
+      continue;
+    }
+    // The task waits for every member, also those over bytes it does not name: the
+    // combination writes the whole reduction at once.
+    for (Task *member : open->members) link(member, task);
+    close(open);  // (removes it from open_reductions_)
+  }
+}
+
+void DependencyDomain::close(ReductionInfo *reduction) {
+  reduction->closed = true;
+  open_reductions_.erase(std::find(open_reductions_.begin(), open_reductions_.end(), reduction));
+  if (reduction->active == 0) {
+    finish(reduction);
+    return;
+  }
+  // The combination writes all its bytes when the last member is released: from now on every
+  // access of any of them (not only of the bytes that member named) waits for every member
+  // still running, and is not run after a failed one.
+  const std::uint64_t id = reduction->id;
+  fragments_.cover(reduction->key(), reduction->key_end(),
+                   [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
+                     Group &current = fragment.current;
+                     const bool ours = current.mode == kReductionAccess && fragment.reduction == id;
+                     if (!ours && !current.members.empty()) return;  // (not reached)
+                     if (!ours) {  // forgotten since its members there ended
+                       fragment.previous.reset();
+                       current.mode = kReductionAccess;
+                       fragment.reduction = id;
+                     }
+                     for (Task *member : reduction->members) {
+                       if (member->released && !poisons(member)) continue;
+                       if (std::find(current.members.begin(), current.members.end(), member) !=
+                           current.members.end())
+                         continue;
+                       member->add_ref();
+                       current.members.push_back(member);
+                     }
+                   });
+}
+
+void DependencyDomain::finish(ReductionInfo *reduction) {
+  if (!reduction->participant_failed.load(std::memory_order_relaxed)) reduction->combine();
+  for (Task *member : reduction->members) member->drop_ref();
+  delete reduction;
+}
+
+void DependencyDomain::finish_open_reductions() {
+  std::vector<ReductionInfo *> open;
+  open.swap(open_reductions_);
+  for (ReductionInfo *reduction : open) {
+    reduction->closed = true;
+    if (reduction->active == 0) finish(reduction);  // (no sibling is live: always)
+  }
+}
+
+std::size_t DependencyDomain::open_reduction_count() {
+  std::lock_guard<SpinLock> guard(lock_);
+  return open_reductions_.size();
 }
 
 void DependencyDomain::link(Task *predecessor, Task *successor) {
@@ -249,6 +388,18 @@ bool DependencyDomain::has_successors(const Task *task) {
 void DependencyDomain::release(Task *task, ReadyList &ready) {
   std::lock_guard<SpinLock> guard(lock_);
   task->released = true;
+  if (task->reductions) {
+    // The last member of a closed reduction combines it before its successors (the access
+    // that closed it among them) may run.
+    for (ReductionEntry &entry : task->reductions->entries) {
+      if (!entry.in_domain) continue;
+      ReductionInfo *info = entry.info;
+      entry.info = nullptr;
+      entry.in_domain = false;
+      if (poisons(task)) info->participant_failed.store(true, std::memory_order_relaxed);
+      if (--info->active == 0 && info->closed) finish(info);
+    }
+  }
   // A failed task's successors, and theirs in turn, are not run: they would compute on data
   // the failure left undefined (docs/devices.md, "Errors"). (One launched behind its kernel
   // already waits for it on the device and fails with it there.)
@@ -298,6 +449,7 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
 
 void DependencyDomain::clear() {
   std::lock_guard<SpinLock> guard(lock_);
+  finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
 }

@@ -16,6 +16,17 @@
 // When a task completes, fragments whose accessors have all completed are dropped, so the
 // domain holds about as many fragments as there are live tasks.
 //
+// Reductions (OmpSs-2): a reduction access starts a group of its own, like a writer, with a
+// ReductionInfo (the private copies, reduction.hpp); a later reduction access with the same
+// operator inside the same bytes joins it, also after every member has ended (the domain keeps
+// the reductions open for that). Any other access of those bytes (or a reduction with another
+// operator or over other bytes) closes it: the new access, and every later one of any of its
+// bytes (the fragments over them take every member still running), waits for every member,
+// and the last member to be released combines the copies into the target before it releases
+// its successors (or the access that closes it does so at once when every member is done). A
+// taskwait, and the end of the parent, combine the reductions still open (clear(), the
+// destructor).
+//
 // One lock per domain guards it all; every sibling of the domain registers and releases
 // under it, so the counters it guards need no atomics.
 #pragma once
@@ -25,6 +36,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "reduction.hpp"
 #include "small_vector.hpp"
 #include "spin_lock.hpp"
 #include "task.hpp"
@@ -56,8 +68,11 @@ class DependencyDomain {
   // several of them is released early too (early_device kEarlyAnyDevice), to any device of
   // the kind, and waits there for those kernels (Task::early_after). Set by the runtime.
   static void set_early_across_kinds(std::uint32_t kinds);
-  // Forgets all history; only valid when no sibling is live (after a taskwait).
+  // Forgets all history; only valid when no sibling is live (after a taskwait). Combines the
+  // reductions still open first.
   void clear();
+  // Reductions still open (tests).
+  std::size_t open_reduction_count();
 
   std::size_t fragment_count();
   // Edges ever added by domains that were cleared or destroyed since the start.
@@ -74,6 +89,7 @@ class DependencyDomain {
     Group previous;              // the group the current one waits for (joinable modes)
     Group current;
     Task *commutative_owner = nullptr;
+    std::uint64_t reduction = 0;  // the current group's ReductionInfo::id, if a reduction
     Fragment() = default;
     Fragment(const Fragment &other);
     Fragment &operator=(const Fragment &) = delete;
@@ -81,6 +97,14 @@ class DependencyDomain {
   };
 
   void add_access(Task *task, const Access &access);
+  // Reductions: a reduction access joins or starts one; any access first closes the open
+  // reductions over its bytes that it does not join (and waits for their members).
+  void add_reduction_access(Task *task, const Access &access);
+  void close_overlapping(Task *task, std::uintptr_t start, std::uintptr_t end,
+                         const ReductionInfo *except);
+  void close(ReductionInfo *reduction);
+  static void finish(ReductionInfo *reduction);  // combines (unless failed) and frees it
+  void finish_open_reductions();
   void link(Task *predecessor, Task *successor);
   static void count_launched(Task *successor, const Task *predecessor);
   static void try_early(Task *task, ReadyList &ready);
@@ -91,6 +115,8 @@ class DependencyDomain {
 
   SpinLock lock_;
   dc::IntervalMap<Fragment> fragments_;
+  std::vector<ReductionInfo *> open_reductions_;  // owned until closed
+  std::uint64_t next_reduction_id_ = 1;
   std::vector<Task *> waiting_for_commutative_;
   std::uint64_t edges_ = 0;
 };

@@ -370,6 +370,8 @@ Task *Runtime::current_task() {
 
 Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
   auto *task = new Task();
+  // (For in_reduction: the taskgroups around its creator are around it too.)
+  if (Task *creator = tls_current ? tls_current : tls_root) task->taskgroup = creator->taskgroup;
   task->site = site;
   if (site) {
     task->label = site->label;
@@ -463,6 +465,14 @@ nanort_status Runtime::submit(Task *task) {
     throw NoDeviceError(why_not);
   }
   Task *parent = current_task();
+  if (task->reductions) {
+    try {
+      prepare_reductions(task, parent);
+    } catch (...) {
+      delete task;
+      throw;
+    }
+  }
   task->parent = parent;
   observer_->task_created();
   const bool device = is_device_task(task);
@@ -667,6 +677,7 @@ void Runtime::run_included(Task *task) {
   // A child of a final task runs here and now, in program order; no dependences needed. Its
   // own children are included too, so when the body returns everything it made is done.
   run_body(task, CpuWorkerPool::current_lane());
+  if (task->reductions) release_reduction_slots(task);
   for (Failure &failure : task->take_errors()) task->parent->record_failure(std::move(failure));
   task->drop_ref();
 }
@@ -679,7 +690,8 @@ void Runtime::complete(Task *task, Task **next) {
   // The body is done and so is every child: release the dependences, tell the parent.
   Task *const parent = task->parent;
   for (Failure &failure : task->take_errors()) parent->record_failure(std::move(failure));
-  task->child_domain.reset();
+  task->child_domain.reset();  // (combines the children's reductions still open)
+  if (task->reductions) release_reduction_slots(task);
   if (!task->counted_in_parent) {  // ran at once, without accesses: nobody else to tell
     task->drop_ref();
     return;
@@ -923,6 +935,156 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
       if (addresses[i] && sizes[i])
         directory_->flush(dc::Region::contiguous(addresses[i], sizes[i]));
   return collect_errors(current_task());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions
+
+namespace {
+std::string bytes_at(std::uintptr_t start, std::uintptr_t end) {
+  char at[32];
+  std::snprintf(at, sizeof at, "%p", reinterpret_cast<void *>(start));
+  return std::to_string(end - start) + " bytes at " + at;
+}
+}  // namespace
+
+void Runtime::prepare_reductions(Task *task, Task *parent) const {
+  // Private copies live in host memory and are combined there: CPU workers only.
+  if (task->impl && task->impl->device != NANORT_DEVICE_SMP) {
+    const nanort_task_impl *smp = nullptr;
+    for (std::uint32_t i = 0; task->wanted_kind < 0 && i < task->site->num_impls; ++i)
+      if (task->site->impls[i].device == NANORT_DEVICE_SMP && task->site->impls[i].smp_fn)
+        smp = &task->site->impls[i];
+    if (!smp)
+      throw NoDeviceError(task->describe() +
+                          " takes part in a reduction, which only CPU workers run, and has no "
+                          "smp implementation to run there");
+    task->impl = smp;
+  }
+  for (ReductionEntry &entry : task->reductions->entries) {
+    if (entry.in_reduction) continue;
+    for (const Access &access : task->accesses) {
+      if (access.mode == kReductionAccess) continue;
+      bool overlaps = false;
+      access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+        overlaps = overlaps || (start < entry.end && entry.start < end);
+      });
+      if (overlaps)
+        throw std::invalid_argument(task->describe() + ": the reduction on " +
+                                    bytes_at(entry.start, entry.end) +
+                                    " overlaps another access of the task");
+    }
+    // Inside the parent's reduction on these bytes: a part of it, combined into the parent's
+    // private copy (OmpSs-2's weakreduction needs nothing more).
+    entry.target = reinterpret_cast<unsigned char *>(entry.start);
+    if (!parent->reductions) continue;
+    for (ReductionEntry &outer : parent->reductions->entries) {
+      if (outer.end <= entry.start || entry.end <= outer.start) continue;
+      if (entry.start < outer.start || outer.end < entry.end)
+        throw std::invalid_argument(task->describe() + ": the reduction on " +
+                                    bytes_at(entry.start, entry.end) +
+                                    " reaches beyond the reduction of its parent on " +
+                                    bytes_at(outer.start, outer.end));
+      if (!outer.op.same_as(entry.op))
+        throw std::invalid_argument(
+            task->describe() + ": the reduction " + entry.op.describe() + " on " +
+            bytes_at(entry.start, entry.end) + " is inside the reduction " +
+            outer.op.describe() + " of its parent, which has another operator");
+      entry.target = reduction_private_of(parent, entry.start, CpuWorkerPool::current_lane());
+    }
+  }
+}
+
+void *Runtime::reduction_private(const void *original) {
+  Task *task = tls_current;
+  if (!task)
+    throw std::invalid_argument(
+        "nanort_reduction_private was called outside a task body: only a task that takes part "
+        "in a reduction has a private copy");
+  const auto address = reinterpret_cast<std::uintptr_t>(original);
+  if (unsigned char *bytes = reduction_private_of(task, address, CpuWorkerPool::current_lane()))
+    return bytes;
+  char at[32];
+  std::snprintf(at, sizeof at, "%p", original);
+  throw std::invalid_argument("nanort_reduction_private: " + task->describe() +
+                              " takes part in no reduction on the byte at " + at);
+}
+
+ReductionInfo *Runtime::find_taskgroup_reduction(Task *task, std::uintptr_t start,
+                                                 std::uintptr_t end, const ReductionOp &op) {
+  for (TaskgroupScope *scope = current_task()->taskgroup; scope; scope = scope->outer) {
+    std::lock_guard<SpinLock> guard(scope->lock);
+    for (TaskgroupScope::Item &item : scope->items) {
+      if (item.key_end <= start || end <= item.key) continue;
+      if (start < item.key || item.key_end < end)
+        throw std::invalid_argument(task->describe() + ": the in_reduction on " +
+                                    bytes_at(start, end) +
+                                    " reaches beyond the taskgroup's reduction on " +
+                                    bytes_at(item.key, item.key_end));
+      if (!item.info->op().same_as(op))
+        throw std::invalid_argument(task->describe() + ": the in_reduction " + op.describe() +
+                                    " on " + bytes_at(start, end) +
+                                    " is inside the taskgroup's reduction " +
+                                    item.info->op().describe() + ", another operator");
+      return item.info.get();
+    }
+  }
+  throw std::invalid_argument(task->describe() + ": the in_reduction on " + bytes_at(start, end) +
+                              " is in no reduction of an enclosing taskgroup");
+}
+
+void Runtime::taskgroup_begin() {
+  Task *task = current_task();
+  auto *scope = new TaskgroupScope();
+  scope->outer = task->taskgroup;
+  scope->owner = task;
+  task->taskgroup = scope;
+}
+
+void Runtime::taskgroup_reduction(std::uintptr_t start, std::uintptr_t end,
+                                  const ReductionOp &op) {
+  Task *task = current_task();
+  TaskgroupScope *scope = task->taskgroup;
+  if (!scope || scope->owner != task)
+    throw std::invalid_argument(
+        "nanort_taskgroup_reduction: no taskgroup is open in the calling task (call "
+        "nanort_taskgroup_begin first)");
+  // Inside a task that reduces these bytes itself: combined into its private copy.
+  unsigned char *target = reinterpret_cast<unsigned char *>(start);
+  if (task->reductions)
+    if (ReductionEntry *outer = task->reductions->find(start)) {
+      if (!outer->op.same_as(op) || end > outer->end)
+        throw std::invalid_argument(
+            "nanort_taskgroup_reduction: the reduction " + op.describe() + " on " +
+            bytes_at(start, end) + " is not inside the calling task's reduction " +
+            outer->op.describe() + " on " + bytes_at(outer->start, outer->end));
+      target = reduction_private_of(task, start, CpuWorkerPool::current_lane());
+    }
+  std::lock_guard<SpinLock> guard(scope->lock);
+  for (const TaskgroupScope::Item &item : scope->items)
+    if (start < item.key_end && item.key < end)
+      throw std::invalid_argument("nanort_taskgroup_reduction: the reduction on " +
+                                  bytes_at(start, end) +
+                                  " overlaps the taskgroup's reduction on " +
+                                  bytes_at(item.key, item.key_end));
+  scope->items.push_back(
+      {start, end, std::make_unique<ReductionInfo>(start, end - start, target, op)});
+}
+
+void Runtime::taskgroup_end() {
+  Task *task = current_task();
+  TaskgroupScope *scope = task->taskgroup;
+  if (!scope || scope->owner != task)
+    throw std::invalid_argument(
+        "nanort_taskgroup_end: no taskgroup is open in the calling task (nanort_taskgroup_begin "
+        "and its end must be called by the same task)");
+  wait_for_children(task, 0);
+  // A reduction with a failed or unrun task is not combined: the original keeps its value, and
+  // the next taskwait reports the failure.
+  for (TaskgroupScope::Item &item : scope->items)
+    if (!item.info->participant_failed.load()) item.info->combine();
+  task->taskgroup = scope->outer;
+  delete scope;
 }
 
 // One GPU registers for all (CUDA's portable registration); other kinds copy through their

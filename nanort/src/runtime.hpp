@@ -82,6 +82,15 @@ class Runtime {
   nanort_status taskwait_on(const void *const *addresses, const std::size_t *sizes,
                             std::size_t count);
 
+  // Reductions (reduction.hpp): nanort_reduction_private; nanort_task_in_reduction's lookup
+  // in the taskgroups around the calling task; the OpenMP taskgroup.
+  static void *reduction_private(const void *original);
+  ReductionInfo *find_taskgroup_reduction(Task *task, std::uintptr_t start, std::uintptr_t end,
+                                          const ReductionOp &op);
+  void taskgroup_begin();
+  void taskgroup_reduction(std::uintptr_t start, std::uintptr_t end, const ReductionOp &op);
+  void taskgroup_end();
+
   int device_count(nanort_device_kind kind) const;
   // nanort_block_until: the calling thread polls 'ready' until it returns nonzero; inside a
   // task, a spare thread runs other tasks meanwhile, so the CPU workers stay busy however many
@@ -148,6 +157,9 @@ class Runtime {
 
  private:
   Runtime();
+  // At submit: a task with reductions runs on a CPU worker; its reductions are checked and
+  // those inside its parent's reductions combine into the parent's private copies.
+  void prepare_reductions(Task *task, Task *parent) const;
   ~Runtime();
   void stop();
 

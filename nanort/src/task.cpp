@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "dependencies.hpp"
+#include "reduction.hpp"
 #include "task_pool.hpp"
 
 namespace nanort::rt {
@@ -11,6 +12,12 @@ void *Task::operator new(std::size_t bytes) { return TaskPool::allocate(bytes); 
 void Task::operator delete(void *memory) noexcept { TaskPool::deallocate(memory); }
 
 Task::~Task() {
+  // Taskgroups its body left open (the C ABI's begin without its end).
+  while (taskgroup && taskgroup->owner == this) {
+    TaskgroupScope *outer = taskgroup->outer;
+    delete taskgroup;
+    taskgroup = outer;
+  }
   delete errors.load();
   destroy_args();
   if (args && args != inline_args) std::free(args);

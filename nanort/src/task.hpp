@@ -26,6 +26,8 @@
 namespace nanort::rt {
 
 class DependencyDomain;
+struct TaskReductions;
+struct TaskgroupScope;
 
 // Task::early_device besides a manager's number.
 constexpr int kEarlyNone = -1;       // no launched predecessor counted yet
@@ -36,6 +38,10 @@ struct Access {
   dc::Region region;
   nanort_access_mode mode;
 };
+
+// The mode of an OmpSs-2 reduction access among siblings (not one that nanort_task_access
+// takes: a reduction needs its operator, nanort_task_reduction).
+constexpr nanort_access_mode kReductionAccess = static_cast<nanort_access_mode>(6);
 
 // A failure of a task: what to report, and what the language layer that ran the task handed
 // over with it (nanort_task_fail: the C++ header's exception, rethrown at the taskwait that
@@ -162,6 +168,12 @@ struct Task {
   // Launched early behind a kernel that then failed (read and written under the domain lock):
   // the tasks after it are not run.
   bool ran_behind_failure = false;
+
+  // Reductions it takes part in (nanort_task_reduction, nanort_task_in_reduction).
+  std::unique_ptr<TaskReductions> reductions;
+  // The innermost OpenMP taskgroup its body is in: one it opened, else its creator's when it
+  // was created (so that in_reduction finds the taskgroup's reductions from any depth).
+  TaskgroupScope *taskgroup = nullptr;
 
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On

@@ -27,6 +27,41 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
+TEST(CxxApi, Reductions) {
+  // OmpSs-2 reduction over an array, a reader after it.
+  long hist[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 400; ++i)
+    nanort::task("bin").reduction(NANORT_REDUCE_SUM, hist, 4).spawn([&hist, i] {
+      nanort::reduction_private(hist)[i % 4] += i;
+    });
+  long seen[4] = {};
+  nanort::task("reader").in(hist, 4).spawn([&] { std::copy(hist, hist + 4, seen); });
+  double smallest = 100.0;
+  for (int i = 0; i < 50; ++i)
+    nanort::task().reduction(NANORT_REDUCE_MIN, &smallest).spawn([&smallest, i] {
+      double *mine = nanort::reduction_private(&smallest);
+      *mine = std::min(*mine, 50.0 - i * 0.5);
+    });
+  nanort::taskwait();
+  long expected[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 400; ++i) expected[i % 4] += i;
+  for (int b = 0; b < 4; ++b) EXPECT_EQ(seen[b], expected[b]) << b;
+  EXPECT_EQ(smallest, 25.5);
+  // OpenMP taskgroup task_reduction with in_reduction tasks.
+  int count = 0;
+  {
+    nanort::taskgroup group;
+    group.reduction(NANORT_REDUCE_SUM, &count);
+    for (int i = 0; i < 100; ++i)
+      nanort::task().in_reduction(NANORT_REDUCE_SUM, &count).spawn([&count] {
+        ++*nanort::reduction_private(&count);
+      });
+  }
+  EXPECT_EQ(count, 100);
+  // A private copy asked for outside any reduction throws.
+  EXPECT_THROW(nanort::reduction_private(&count), nanort::task_error);
+}
+
 TEST(CxxApi, WorkersAndDevices) {
   EXPECT_EQ(nanort::cpu_workers(), 2);
   EXPECT_EQ(nanort::device_count(NANORT_DEVICE_CUDA), 0);

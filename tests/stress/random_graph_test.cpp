@@ -10,6 +10,9 @@
 //   in            a checksum of the range, stored in a slot of the task (order-dependent)
 //   concurrent    atomic element += h                (commutes, safe together)
 //   commutative   plain element += h, with a pause   (commutes, but only one at a time)
+//   reduction(+)  plain element += h on the task's private copy (nanort::reduction_private),
+//                 contiguous spans only, the task's only access (commutes; copies combined
+//                 before the next other access); a reducer's children reduce too
 // Nested graphs: some tasks create children on sub-ranges of their own accesses (in modes the
 // parent's mode allows), then wait for them or not; some are final. Some top-level tasks are
 // undeferred; some have priorities; taskwait and taskwait-on checkpoints appear in the middle
@@ -57,7 +60,12 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64
   return x ^ (x >> 31);
 }
 
+// The test's own name for a reduction(+) access (not a nanort_access_mode: the task declares it
+// with task::reduction).
+constexpr nanort_access_mode kReduce = static_cast<nanort_access_mode>(NANORT_COMMUTATIVE + 1);
+
 const char *mode_name(nanort_access_mode mode) {
+  if (mode == kReduce) return "reduction(+)";
   switch (mode) {
     case NANORT_IN: return "in";
     case NANORT_OUT: return "out";
@@ -157,7 +165,8 @@ class Generator {
     if (r < 45) return NANORT_OUT;
     if (r < 65) return NANORT_INOUT;
     if (r < 80) return NANORT_CONCURRENT;
-    return NANORT_COMMUTATIVE;
+    if (r < 90) return NANORT_COMMUTATIVE;
+    return kReduce;
   }
 
   Span random_span() {
@@ -208,6 +217,7 @@ class Generator {
 
   // Modes a child may use inside a parent's access of 'mode'.
   nanort_access_mode child_mode(nanort_access_mode parent) {
+    if (parent == kReduce) return kReduce;  // weakreduction: a part of the parent's reduction
     switch (parent) {
       case NANORT_IN: return NANORT_IN;
       case NANORT_CONCURRENT: return NANORT_CONCURRENT;
@@ -222,8 +232,18 @@ class Generator {
     graph_.slots += static_cast<std::uint32_t>(node.accesses.size());
   }
 
-  Access make_access(const Span &span, nanort_access_mode mode) {
+  Access make_access(Span span, nanort_access_mode mode) {
+    if (mode == kReduce && span.rows > 1) span = Span{span.offset, span.cols, 1, span.cols};
     return Access{span, mode, static_cast<std::uint32_t>(rng_()) | 1u};
+  }
+  // A reduction may not overlap another access of its task: a task with one has no other.
+  static void keep_reduction_alone(std::vector<Access> &accesses) {
+    for (const Access &a : accesses)
+      if (a.mode == kReduce) {
+        const Access only = a;
+        accesses.assign(1, only);
+        return;
+      }
   }
 
   Node top_level() {
@@ -231,6 +251,7 @@ class Generator {
     const std::uint32_t accesses = uniform(1, 3);
     for (std::uint32_t i = 0; i < accesses; ++i)
       node.accesses.push_back(make_access(random_span(), random_mode()));
+    keep_reduction_alone(node.accesses);
     node.undeferred = chance(1, 100);
     if (chance(1, 10)) node.priority = static_cast<int>(uniform(0, 20)) - 10;
     number(node);
@@ -249,6 +270,7 @@ class Generator {
         const Access &from = parent.accesses[uniform(0, static_cast<std::uint32_t>(parent.accesses.size()) - 1)];
         child.accesses.push_back(make_access(sub_span(from.span), child_mode(from.mode)));
       }
+      keep_reduction_alone(child.accesses);
       child.undeferred = chance(1, 20);
       number(child);
       if (depth < 2 && chance(1, 4)) add_children(child, depth + 1);
@@ -281,6 +303,13 @@ void apply(const Node &node, const State &state) {
   std::uint32_t *const data = state.data;
   for (std::size_t k = 0; k < node.accesses.size(); ++k) {
     const Access &a = node.accesses[k];
+    if (a.mode == kReduce) {
+      // In a task: its private copy (or, run at once inside a final task, its parent's).
+      std::uint32_t *base = state.data + a.span.offset;
+      if (nanort_in_task()) base = nanort::reduction_private(base);
+      for (std::uint32_t i = 0; i < a.span.cols; ++i) base[i] += a.add;
+      continue;
+    }
     switch (a.mode) {
       case NANORT_OUT:
       case NANORT_INOUT:
@@ -329,7 +358,9 @@ void spawn(const Node &node, const State &state) {
   nanort::task t("random");
   for (const Access &a : node.accesses) {
     std::uint32_t *first = state.data + a.span.offset;
-    if (a.span.rows == 1)
+    if (a.mode == kReduce)
+      t.reduction(NANORT_REDUCE_SUM, first, a.span.cols);
+    else if (a.span.rows == 1)
       t.access(first, a.span.cols * sizeof(std::uint32_t), a.mode);
     else
       t.block(first, a.span.rows, a.span.cols, a.span.ld, a.mode);
@@ -544,7 +575,7 @@ TEST(RandomGraphs, GeneratorCoversTheModesAndShapes) {
   Graph a = Generator(42, true).make(), b = Generator(42, true).make();
   ASSERT_EQ(a.nodes, b.nodes);
   ASSERT_EQ(a.tasks.size(), b.tasks.size());
-  int modes[6] = {}, blocks = 0, parents = 0;
+  int modes[8] = {}, blocks = 0, parents = 0;
   std::vector<const Node *> stack;
   for (const Node &n : a.tasks) stack.push_back(&n);
   while (!stack.empty()) {
@@ -558,7 +589,7 @@ TEST(RandomGraphs, GeneratorCoversTheModesAndShapes) {
     }
     for (const Node &c : n->children) stack.push_back(&c);
   }
-  for (int m = NANORT_IN; m <= NANORT_COMMUTATIVE; ++m) EXPECT_GT(modes[m], 0) << mode_name(nanort_access_mode(m));
+  for (int m = NANORT_IN; m <= kReduce; ++m) EXPECT_GT(modes[m], 0) << mode_name(nanort_access_mode(m));
   EXPECT_GT(blocks, 0);
   EXPECT_GT(parents, 0);
 }

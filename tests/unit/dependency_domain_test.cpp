@@ -803,3 +803,149 @@ TEST_F(Domain, ReadersAfterAFailureDoNotPileUp) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Reductions (OmpSs-2): a group of its own, combined when the last member is released
+
+namespace reductions {
+
+using nanort::rt::ReductionEntry;
+using nanort::rt::ReductionOp;
+using nanort::rt::TaskReductions;
+
+const nanort_reduction_op kSumInt{NANORT_ABI_VERSION, NANORT_REDUCE_SUM, NANORT_TYPE_INT, 0,
+                                  nullptr, nullptr, nullptr, nullptr};
+const nanort_reduction_op kMaxInt{NANORT_ABI_VERSION, NANORT_REDUCE_MAX, NANORT_TYPE_INT, 0,
+                                  nullptr, nullptr, nullptr, nullptr};
+
+int *ints(std::size_t offset) { return reinterpret_cast<int *>(memory + offset); }
+
+class Reductions : public Domain {
+ protected:
+  // A task reducing 'count' ints from byte 'offset' with 'op', as nanort_task_reduction and
+  // submit make it.
+  Task *reducer(std::size_t offset, std::size_t count, const nanort_reduction_op &op) {
+    auto *task = new Task();
+    task->site = &kSite;
+    ReductionEntry entry;
+    EXPECT_FALSE(nanort::rt::resolve_reduction_op(&op, entry.op).has_value());
+    entry.start = reinterpret_cast<std::uintptr_t>(memory + offset);
+    entry.end = entry.start + count * sizeof(int);
+    entry.target = memory + offset;
+    task->reductions = std::make_unique<TaskReductions>();
+    task->reductions->entries.push_back(entry);
+    task->accesses.push_back(range(offset, count * sizeof(int), nanort::rt::kReductionAccess));
+    return adopt(task);
+  }
+  // The body of 'task', on worker 'lane': 'value' into each of its elements' private copies;
+  // then what completion does before the release.
+  Tasks run_and_release(Task *task, int lane, int value) {
+    ReductionEntry &entry = task->reductions->entries[0];
+    int *copy = reinterpret_cast<int *>(
+        nanort::rt::reduction_private_of(task, entry.start, lane));
+    const std::size_t count = (entry.end - entry.start) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) copy[i] += value;
+    nanort::rt::release_reduction_slots(task);
+    return release(task);
+  }
+};
+
+TEST_F(Reductions, ReducersRunTogetherAfterTheWriterAndTheReaderWaitsForTheCombination) {
+  std::fill(ints(0), ints(0) + 4, 0);
+  Task *w = add({out(0, 4 * sizeof(int))});
+  Task *r1 = reducer(0, 4, kSumInt);
+  Task *r2 = reducer(0, 4, kSumInt);
+  Task *r3 = reducer(2 * sizeof(int), 2, kSumInt);  // a section inside: the same reduction
+  EXPECT_TRUE(ready_.empty());
+  Task *reader = add({in(0, sizeof(int))});
+  std::fill(ints(0), ints(0) + 4, 10);  // what the writer wrote
+  EXPECT_EQ(as_set(release(w)), as_set({r1, r2, r3}));
+  EXPECT_TRUE(run_and_release(r1, 0, 1).empty());
+  EXPECT_TRUE(run_and_release(r3, 1, 100).empty());
+  EXPECT_EQ(ints(0)[0], 10) << "combined before the last member ended";
+  EXPECT_EQ(run_and_release(r2, 0, 2), Tasks{reader});  // lane 0 again: the same copy
+  EXPECT_EQ(ints(0)[0], 13);
+  EXPECT_EQ(ints(0)[1], 13);
+  EXPECT_EQ(ints(0)[2], 113);
+  EXPECT_EQ(ints(0)[3], 113);
+  EXPECT_EQ(domain_.open_reduction_count(), 0u);
+  release(reader);
+}
+
+TEST_F(Reductions, AnAccessAfterEveryMemberEndedCombinesAtOnce) {
+  std::fill(ints(64), ints(64) + 2, 5);
+  Task *r1 = reducer(64, 2, kSumInt);
+  Task *r2 = reducer(64, 2, kSumInt);
+  EXPECT_EQ(as_set(ready_), as_set({r2}));  // (r1 was ready at its own add)
+  run_and_release(r1, 0, 1);
+  run_and_release(r2, 1, 1);
+  EXPECT_EQ(ints(64)[0], 5) << "combined while the reduction could still grow";
+  EXPECT_EQ(domain_.open_reduction_count(), 1u);
+  Task *r3 = reducer(64, 2, kSumInt);  // joins the open reduction
+  EXPECT_EQ(ready_, Tasks{r3});
+  run_and_release(r3, 0, 1);
+  Task *reader = add({in(64, 2 * sizeof(int))});
+  EXPECT_EQ(ready_, Tasks{reader});
+  EXPECT_EQ(ints(64)[0], 8);
+  EXPECT_EQ(ints(64)[1], 8);
+  release(reader);
+}
+
+TEST_F(Reductions, AnotherOperatorWaitsForTheCombination) {
+  std::fill(ints(128), ints(128) + 1, 1);
+  Task *sum = reducer(128, 1, kSumInt);
+  Task *max = reducer(128, 1, kMaxInt);
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(run_and_release(sum, 0, 6), Tasks{max});
+  EXPECT_EQ(ints(128)[0], 7);
+  // The max copy starts at INT_MIN: 7 stays unless a larger value comes.
+  run_and_release(max, 0, 0);
+  domain_.clear();  // (the taskwait)
+  EXPECT_EQ(ints(128)[0], 7);
+}
+
+TEST_F(Reductions, AFailedMemberMeansNoCombinationAndTheReaderIsNotRun) {
+  std::fill(ints(192), ints(192) + 1, 3);
+  Task *r1 = reducer(192, 1, kSumInt);
+  Task *r2 = reducer(192, 1, kSumInt);
+  Task *reader = add({in(192, sizeof(int))});
+  r1->failed = true;
+  run_and_release(r1, 0, 50);
+  EXPECT_EQ(run_and_release(r2, 1, 1), Tasks{reader});
+  ASSERT_NE(reader->not_run_after, nullptr);
+  EXPECT_EQ(ints(192)[0], 3);
+  release(reader);
+}
+
+TEST_F(Reductions, TaskwaitCombinesTheOpenReductions) {
+  std::fill(ints(256), ints(256) + 1, 0);
+  Task *r1 = reducer(256, 1, kSumInt);
+  run_and_release(r1, 0, 9);
+  EXPECT_EQ(ints(256)[0], 0);
+  domain_.clear();
+  EXPECT_EQ(ints(256)[0], 9);
+}
+
+}  // namespace reductions
+
+namespace reductions {
+
+// A task over part of a reduction ends it; a later task over another part must still wait
+// for every member, since the combination writes all the bytes at the last one's release.
+TEST_F(Reductions, AfterTheEndEveryByteWaitsForTheCombination) {
+  std::fill(ints(320), ints(320) + 8, 0);
+  Task *whole = reducer(320, 8, kSumInt);
+  Task *front = reducer(320, 6, kSumInt);  // joins: its bytes are inside
+  Task *middle = add({inout(320 + sizeof(int), 5 * sizeof(int))});  // ends the reduction
+  Task *last = add({inout(320 + 7 * sizeof(int), sizeof(int))});    // bytes only 'whole' names
+  EXPECT_TRUE(ready_.empty()) << "ran before the combination of the bytes it writes";
+  EXPECT_TRUE(run_and_release(whole, 0, 1).empty()) << "the last byte's writer went first";
+  EXPECT_EQ(ints(320)[7], 0);
+  EXPECT_EQ(as_set(run_and_release(front, 1, 2)), as_set({middle, last}));
+  EXPECT_EQ(ints(320)[7], 1);
+  EXPECT_EQ(ints(320)[0], 3);
+  release(middle);
+  release(last);
+}
+
+}  // namespace reductions
