@@ -296,6 +296,21 @@ std::vector<Lowerer::Work> Lowerer::associate() {
         continue;
       W.Target = &Pragmas[I - 1];
     }
+    if (P.Dir->Kind == DirectiveKind::Declare) {
+      // Its functions are emitted where it is: at file or namespace scope.
+      bool Inside = false;
+      for (FunctionDecl *FD : Bodies) {
+        SourceRange R = FD->getBody()->getSourceRange();
+        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
+            SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
+          Inside = true;
+      }
+      if (Inside)
+        report(DiagId::DeclareReductionInFunction, P.DirLoc, {P.Namespace});
+      else
+        Works.push_back(W);
+      continue;
+    }
     if (P.Dir->Standalone) {
       bool Inside = false;
       for (FunctionDecl *FD : Bodies) {

@@ -64,8 +64,13 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
     C << "static void nanort_smp_" << Suffix << (CPP ? "_body" : "") << "(void *nanort_v) {\n  "
       << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  "
       << SmpCall << "(";
-    for (unsigned I = 0; I < NumParams; ++I)
-      C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
+    for (unsigned I = 0; I < NumParams; ++I) {
+      C << (I ? ", " : "");
+      if (I < A.CallArgs.size() && !A.CallArgs[I].empty())
+        C << A.CallArgs[I];
+      else
+        C << "nanort_a->" << A.Members[I];
+    }
     C << ");\n}\n";
     if (CPP)
       C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n"
@@ -199,6 +204,43 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     PNames.push_back(PV->getName().empty() ? "nanort_p" + std::to_string(I)
                                            : PV->getName().str());
   }
+  // Reductions (Reduction.cpp): the body receives its private copy through the parameter
+  // that the item goes through (a pointer, or a C++ reference).
+  Reductions Red;
+  std::vector<std::string> CallArgs(FD->getNumParams());
+  std::string RedMembers;
+  for (const Clause &Cl : Task.Clauses) {
+    if (!isReduction(Cl))
+      continue;
+    if (Kernel)
+      return report(DiagId::ReductionOnDevice, Cl.Loc,
+                    {Cl.Info->Spelling, Dev.Cuda ? "cuda" : "opencl"});
+    if (!isPrivatized(Cl))
+      continue;
+    for (const DepItem &D : Cl.Deps) {
+      unsigned I = 0;
+      while (I < PNames.size() && PNames[I] != D.BaseVar)
+        ++I;
+      if (I == PNames.size())
+        return report(DiagId::ReductionNotParameter, D.Loc, {itemText(Cl, D), Name});
+      QualType T = FD->getParamDecl(I)->getType();
+      std::string K = std::to_string(Red.Slots.size());
+      std::string Copy =
+          "nanort_reduction_copy(nanort_a->nanort_r" + K + ", nanort_a->nanort_o" + K + ")";
+      if (T->isReferenceType()) {
+        Red.Slots.push_back({&D, "__builtin_addressof(" + PNames[I] + ")", 0});
+        CallArgs[I] = "*(" + decl(Ctx.getPointerType(T.getNonReferenceType()), "") + ")" + Copy;
+      } else if (T->isPointerType()) {
+        Red.Slots.push_back({&D, PNames[I], 0});
+        CallArgs[I] = "(" + decl(T.getUnqualifiedType(), "") + ")" + Copy;
+      } else {
+        return report(DiagId::ReductionByValue, D.Loc, {itemText(Cl, D), PNames[I]});
+      }
+      Red.Slots.back().K = (unsigned)Red.Slots.size() - 1;
+      RedMembers += " void *nanort_r" + K + "; long long nanort_o" + K + ";";
+    }
+  }
+
   std::string Params;
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
     Params += (I ? ", " : "") + decl(FD->getParamDecl(I)->getType(), PNames[I]);
@@ -263,11 +305,12 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << " " << decl(Method->getThisType(), "nanort_self") << ";";
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
+    C << RedMembers;
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
       << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
       << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
-      C << (I ? ", " : "") << "nanort_a->" << PNames[I];
+      C << (I ? ", " : "") << (CallArgs[I].empty() ? "nanort_a->" + PNames[I] : CallArgs[I]);
     C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
          "nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
@@ -282,7 +325,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I || Instance ? ", " : "") << PNames[I];
     C << "};\n";
-    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target);
+    Red.ArgsAt = "static_cast<" + Args + " *>(nanort_task_args(nanort_t))";
+    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, nullptr, nullptr, &Red);
     C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
   } else {
   // The argument block: one member per parameter.
@@ -295,7 +339,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   }
   if (FD->getNumParams() == 0)
     C << " char nanort_unused;";
-  C << " };\n";
+  C << RedMembers << " };\n";
   if (CPP)
     C << "static void nanort_destroy_" << Id << "(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n";
@@ -303,7 +347,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
   std::string Impl = "nanort_impl_" + Id;
-  ArgBlock Block{FD, ArgsType, PNames, Buffer};
+  ArgBlock Block{FD, ArgsType, PNames, Buffer, CallArgs};
   std::vector<std::string> Impls;
   if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls))
     return;
@@ -352,7 +396,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << "0";
     C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
   }
-  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename);
+  Red.ArgsAt = "((" + ArgsType + " *)nanort_task_args(nanort_t))";
+  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
     << (ExternC ? "}\n" : "");
   }

@@ -13,6 +13,8 @@ static const DirectiveInfo Directives[] = {
     {"target", DirectiveKind::Target, OnTarget, false, false},
     {"critical", DirectiveKind::Critical, 0, false, true},
     {"atomic", DirectiveKind::Atomic, 0, false, false},
+    {"taskgroup", DirectiveKind::Taskgroup, OnTaskgroup, false, false},
+    {"declare", DirectiveKind::Declare, 0, true, false}, // declare reduction only
 };
 
 static constexpr AccessMode NoMode = AccessMode::In;
@@ -35,6 +37,15 @@ static const ClauseInfo Clauses[] = {
     {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
     {"default", ClauseKind::Default, ArgKind::Keyword, OnTask, NoMode, "shared|firstprivate|none",
      nullptr},
+    // Reductions (Reduction.cpp).
+    {"reduction", ClauseKind::Reduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"weakreduction", ClauseKind::WeakReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"in_reduction", ClauseKind::InReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"task_reduction", ClauseKind::TaskReduction, ArgKind::ReductionList, OnTaskgroup, NoMode,
+     nullptr, nullptr},
     // Task properties.
     {"priority", ClauseKind::Priority, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     {"label", ClauseKind::Label, ArgKind::Name, OnTask, NoMode, nullptr, nullptr},
@@ -64,8 +75,8 @@ static const ClauseInfo Clauses[] = {
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskgroup",  "taskloop",     "taskyield", "flush",
-    "ordered",    "simd",       "declare",    "threadprivate", "teams",    "distribute",
+    "masked",     "barrier",    "taskloop",     "taskyield", "flush",
+    "ordered",    "simd",       "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
     "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",

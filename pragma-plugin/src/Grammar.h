@@ -12,13 +12,14 @@
 
 namespace nanort {
 
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic };
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Taskgroup, Declare };
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
   OnTask = 1u << 0,
   OnTaskwait = 1u << 1,
   OnTarget = 1u << 2,
+  OnTaskgroup = 1u << 3,
 };
 
 enum class ArgKind {
@@ -32,6 +33,7 @@ enum class ArgKind {
   Keyword,     // one word of a fixed set: default(shared)
   KeywordList, // words of a fixed set: device(opencl)
   Path,        // a file name, bare or as a string literal: file(kernels/saxpy.cl)
+  ReductionList, // an operator and dependence items: reduction(+: x, v[0;n])
 };
 
 enum class ClauseKind {
@@ -41,6 +43,7 @@ enum class ClauseKind {
   On, Noflush,
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
+  Reduction, WeakReduction, InReduction, TaskReduction,
 };
 
 // Access modes, the values of the C ABI's nanort_access_mode.
