@@ -189,7 +189,10 @@ typedef enum nanort_access_mode {
 NANORT_API nanort_task *nanort_task_create(const nanort_task_site *site, size_t args_size);
 NANORT_API void *nanort_task_args(nanort_task *task);
 
-/* The bytes [address, address + size) are read and/or written by the task. */
+/* The bytes [address, address + size) are read and/or written by the task. A NULL address
+ * is accepted as a name that orders CPU tasks (OmpSs programs name pointers they never
+ * dereference); a task with a device implementation and such an access is refused at submit
+ * (NANORT_ERROR_INVALID_ARGUMENT), and so is a copy of a NULL address. */
 NANORT_API nanort_status nanort_task_access(nanort_task *task, const void *address, size_t size,
                                             nanort_access_mode mode);
 /* A block of a row-major matrix: 'rows' rows of 'row_bytes' bytes each, 'stride_bytes' apart

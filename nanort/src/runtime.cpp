@@ -459,6 +459,16 @@ bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
 }
 
 nanort_status Runtime::submit(Task *task) {
+  if (task->site)
+    for (const Access &access : task->accesses)
+      if (access.region.first() == 0 && !access.region.empty())
+        for (std::uint32_t i = 0; i < task->site->num_impls; ++i)
+          if (task->site->impls[i].device != NANORT_DEVICE_SMP) {
+            std::string what = task->describe() + ": access of a NULL address (a task that may run on a " +
+                               device_name(task->site->impls[i].device) + " device moves its data)";
+            delete task;
+            throw std::invalid_argument(what);
+          }
   std::string why_not;
   if (!choose_implementation(task, why_not)) {
     delete task;

@@ -275,6 +275,8 @@ std::vector<Lowerer::Work> Lowerer::associate() {
     Pragma &P = Pragmas[I];
     if (!P.Valid)
       continue;
+    if (P.Dir->Kind == DirectiveKind::Ignored)
+      continue; // simd, declare simd, taskyield: the line goes, nothing else
     if (P.Dir->Kind == DirectiveKind::Target) {
       Pragma *Next = I + 1 < Pragmas.size() ? &Pragmas[I + 1] : nullptr;
       if (!Next || Next->Dir == nullptr || Next->Dir->Kind != DirectiveKind::Task ||
@@ -377,8 +379,10 @@ std::vector<Lowerer::Work> Lowerer::associate() {
         report(DiagId::ImplementsInlineTask, Implements->Loc);
         continue;
       }
-      if (W.Target && !W.C->FD) {
-        report(DiagId::TargetInlineTask, W.Target->DirLoc, {P.Namespace});
+      if (W.Target && !W.C->FD && !checkInlineTarget(*W.Target))
+        continue;
+      if (const Clause *In = P.find(ClauseKind::Inprivate); In && W.C->FD) {
+        report(DiagId::InprivateFunctionTask, In->Loc);
         continue;
       }
     }

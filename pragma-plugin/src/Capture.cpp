@@ -203,10 +203,18 @@ private:
 // changes V or returns. Where the walk cannot tell, OmpSs-2's rule: a pointer variable that is
 // dereferenced is firstprivate, anything else shared. An object that copying would run a
 // constructor for stays shared (as the object behind 'this' in this->p[0;n] is).
-std::optional<Sharing> dependenceSharing(const Pragma &Task, const VarDecl *V) {
+std::optional<Sharing> dependenceSharing(const Pragma &Task, const Pragma *Target,
+                                         const VarDecl *V) {
   bool Own = false, Through = false;
-  for (const Clause &Cl : Task.Clauses)
-    for (const DepItem &D : Cl.Deps) {
+  // The copy clauses of the task and of its target line count too: their data is the task's.
+  std::vector<const Clause *> Clauses;
+  for (const Pragma *P : {&Task, Target})
+    if (P)
+      for (const Clause &Cl : P->Clauses)
+        if (Cl.Info->Kind != ClauseKind::Inprivate) // a copy of its own
+          Clauses.push_back(&Cl);
+  for (const Clause *Cl : Clauses)
+    for (const DepItem &D : Cl->Deps) {
       if (D.BaseVar != V->getName())
         continue;
       DepStorage S = StorageWalk(D, V).run();
@@ -245,7 +253,8 @@ void Lowerer::statementRange(const Candidate &Cand, SourceLocation &Begin,
 // Checks an inline task and finds its captures; in C, also rewrites the uses of shared
 // variables in place. Runs for every inline task before any construct is lowered, so that
 // constructs nested in a C task (critical, atomic) see the rewritten uses.
-void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePlan &Plan) {
+void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &Cand,
+                             InlinePlan &Plan) {
   Stmt *S = Cand.S;
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
@@ -288,9 +297,19 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
 
   UseFinder UF(SM, SourceRange(Begin, End));
   UF.TraverseStmt(S);
-  // Variables that only nested pragmas name (C++): the nearest earlier declaration.
+  // Variables that only nested pragmas name (C++), or the task's own onready expression (which
+  // runs in the task): the nearest earlier declaration.
+  std::vector<std::string> OnreadyIds;
+  if (const Clause *On = Task.find(ClauseKind::Onready))
+    for (const Tok &K : On->Args[0])
+      if (K.Kind == tok::identifier)
+        OnreadyIds.push_back(K.Text);
+  std::vector<const std::vector<std::string> *> Named;
   for (const Pragma *P : Nested)
-    for (const std::string &Id : P->Identifiers) {
+    Named.push_back(&P->Identifiers);
+  Named.push_back(&OnreadyIds);
+  for (const std::vector<std::string> *Ids : Named)
+    for (const std::string &Id : *Ids) {
       VarDecl *Found = nullptr;
       for (VarDecl *V : Vars) {
         if (V->getName() != Id || !Fn->getBody())
@@ -313,9 +332,12 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
     }
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
-  std::set<std::string> Shared, Private, First;
+  std::set<std::string> Shared, Private, First, Inprivate;
   std::string Default = "firstprivate";
   for (const Clause &Cl : Task.Clauses) {
+    if (Cl.Info->Kind == ClauseKind::Inprivate)
+      for (const DepItem &D : Cl.Deps)
+        Inprivate.insert(D.BaseVar);
     std::set<std::string> *Into = nullptr;
     switch (Cl.Info->Kind) {
     case ClauseKind::Shared: Into = &Shared; break;
@@ -339,7 +361,9 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       Cap.How = Sharing::Firstprivate;
     else if (Shared.count(N))
       Cap.How = Sharing::Shared;
-    else if ((FromDeps = dependenceSharing(Task, V)))
+    else if (Inprivate.count(N))
+      Cap.How = Sharing::Inprivate;
+    else if ((FromDeps = dependenceSharing(Task, Target, V)))
       Cap.How = *FromDeps;
     else if (V->isStaticLocal())
       Cap.How = Sharing::Shared;
@@ -362,9 +386,11 @@ void Lowerer::planInlineTask(const Pragma &Task, const Candidate &Cand, InlinePl
       report(DiagId::PrivateReference, Task.DirLoc, {N});
       OK = false;
     }
-    if (CPP && Cap.How == Sharing::Firstprivate && T.getNonReferenceType()->isArrayType() &&
+    if (CPP && (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) &&
+        T.getNonReferenceType()->isArrayType() &&
         !T.getNonReferenceType().isTriviallyCopyableType(Ctx)) {
-      report(DiagId::FirstprivateArray, Task.DirLoc, {N});
+      report(Cap.How == Sharing::Inprivate ? DiagId::InprivateArray : DiagId::FirstprivateArray,
+             Task.DirLoc, {N});
       OK = false;
     }
     Caps.push_back(Cap);

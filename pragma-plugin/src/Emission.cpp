@@ -167,9 +167,73 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
   }
 }
 
+// A multidependence ({v[i], i=0;n}): a loop per iterator, outer first, around the item's own
+// block, with the iterator declared as an int of the user's name, which the item's
+// expressions use (the runtime takes accesses one call at a time). Returns the number of
+// blocks to close. In C inside another inline task, the iterators hide the outer task's
+// shared variables of the same names: Saved keeps the substitutions to restore.
+struct IteratorScope {
+  std::map<std::string, std::string> Subst;
+  const std::map<std::string, std::string> *Saved = nullptr;
+  unsigned Open = 0;
+};
+void openIterators(Code &C, const DepItem &D, const ItemChecks &Check, IteratorScope &S) {
+  S.Saved = C.Subst;
+  if (C.Subst && !D.Iters.empty()) {
+    S.Subst = *C.Subst;
+    for (const DepIterator &It : D.Iters)
+      S.Subst.erase(It.Name);
+    C.Subst = &S.Subst;
+  }
+  for (size_t K = 0; K < D.Iters.size(); ++K) {
+    const DepIterator &It = D.Iters[K];
+    std::string N = std::to_string(K);
+    if (!It.Values.empty()) {
+      C << "{ long long nanort_values" << N << "[] = {";
+      for (size_t V = 0; V < It.Values.size(); ++V) {
+        C << (V ? ", " : "") << "(long long)("; C.user(It.Values[V]); C << ")";
+      }
+      C << "};\nfor (size_t nanort_k" << N << " = 0; nanort_k" << N << " < "
+        << (unsigned)It.Values.size() << "; ++nanort_k" << N << ") { int " << It.Name
+        << " = (int)nanort_values" << N << "[nanort_k" << N << "]; (void)" << It.Name << ";\n";
+      S.Open += 2;
+      continue;
+    }
+    C << "{ long long nanort_first" << N << " = (long long)("; C.user(It.Lower); C << ");\n";
+    C << "long long nanort_end" << N << " = ";
+    if (It.Length)
+      C << "nanort_first" << N << " + ";
+    C << "(long long)("; C.user(It.Second); C << ")" << (It.Length ? "" : " + 1") << ";\n";
+    C << "long long nanort_step" << N << " = ";
+    if (It.Step.empty()) {
+      C << "1;\n";
+    } else {
+      C << "(long long)("; C.user(It.Step); C << ");\n";
+      *Check.Used = true;
+      C << "if (nanort_step" << N << " <= 0) nanort_section_error(" << Check.Task << ", "
+        << cLiteral(printfText(Check.Where + D.Written + ": ") + "the step of iterator '" +
+                    It.Name + "' is %lld\n")
+        << ", nanort_step" << N << ");\n";
+    }
+    C << "for (long long nanort_i" << N << " = nanort_first" << N << "; nanort_i" << N
+      << " < nanort_end" << N << "; nanort_i" << N << " += nanort_step" << N << ") { int "
+      << It.Name << " = (int)nanort_i" << N << "; (void)" << It.Name << ";\n";
+    S.Open += 2;
+  }
+}
+void closeIterators(Code &C, IteratorScope &S) {
+  for (unsigned K = 0; K < S.Open; ++K)
+    C << "}";
+  if (S.Open)
+    C << "\n";
+  C.Subst = S.Saved;
+}
+
 // nanort_task_access / nanort_task_copy of one item, 1-D or 2-D.
 void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, bool CPP,
                 const ItemChecks &Check) {
+  IteratorScope Scope;
+  openIterators(C, D, Check, Scope);
   C << "{ ";
   emitItem(C, D, CPP, Check);
   if (D.Sections.size() == 2)
@@ -178,7 +242,9 @@ void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, boo
   else
     C << "nanort_check(" << Fn << "(nanort_t, (const void *)nanort_p, nanort_size, " << Mode
       << "), \"" << Fn << "\"); }\n";
+  closeIterators(C, Scope);
 }
+
 
 } // namespace
 
@@ -321,6 +387,7 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Concurrent:
     case ClauseKind::Commutative:
     case ClauseKind::Depend:
+    case ClauseKind::Inprivate:
       for (const DepItem &D : Cl.Deps)
         emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
@@ -333,6 +400,25 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
                           ? "nanort_task_in_reduction(nanort_t, "
                           : "nanort_task_reduction(nanort_t, ",
                       Red);
+      break;
+    // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
+    // them: the same as on the target.
+    case ClauseKind::CopyIn:
+    case ClauseKind::CopyOut:
+    case ClauseKind::CopyInout:
+      for (const DepItem &D : Cl.Deps)
+        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
+      break;
+    case ClauseKind::NoCopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
+      break;
+    case ClauseKind::CopyDeps:
+      C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
+      break;
+    case ClauseKind::Cost:
+      // Evaluated, as OmpSs-2 does when it creates the task, and not used: the C ABI has no
+      // cost hint (the dmda scheduler measures task times instead).
+      C << "(void)("; C.user(Cl.Args[0]); C << ");\n";
       break;
     case ClauseKind::Priority:
       C << "nanort_task_set_priority(nanort_t, "; C.user(Cl.Args[0]); C << ");\n";
@@ -357,7 +443,8 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
   // A task that may run on a device (a target, or a kernel version) and says nothing of
   // copy_deps takes the default that the plugin was given.
   if (Options.NoCopyDepsByDefault && (Target || LaunchFrom) &&
-      !(Target && (Target->find(ClauseKind::CopyDeps) || Target->find(ClauseKind::NoCopyDeps))))
+      !(Target && (Target->find(ClauseKind::CopyDeps) || Target->find(ClauseKind::NoCopyDeps))) &&
+      !Task.find(ClauseKind::CopyDeps) && !Task.find(ClauseKind::NoCopyDeps))
     C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
   if (!Target)
     return;
@@ -478,11 +565,29 @@ bool Lowerer::fileModule(const Clause &File, std::string &Module) {
   return true;
 }
 
+// taskwait, taskwait noflush, and taskwait with dependences: OmpSs-1's on(...), OmpSs-2's
+// in/out/inout(...) and OpenMP's depend(...). Each of the latter waits only for the earlier
+// sibling tasks that access the named bytes, whatever their mode, and makes those bytes
+// current on the host (nanort_taskwait_on). OmpSs-2 and OpenMP define them as an empty task
+// with those dependences that the thread waits for: for out and inout that is the same set of
+// tasks; in(x) would wait for the writers of x only, nanort waits for its readers too (more
+// waiting, never less).
 void Lowerer::lowerTaskwait(const Pragma &P) {
-  const Clause *On = P.find(ClauseKind::On);
+  std::vector<const DepItem *> Items;
+  const Clause *First = nullptr;
+  for (const Clause &Cl : P.Clauses)
+    if (Cl.Info->Arg == ArgKind::DepList || Cl.Info->Arg == ArgKind::DependList) {
+      if (!First)
+        First = &Cl;
+      for (const DepItem &D : Cl.Deps)
+        Items.push_back(&D);
+    }
   bool NoFlush = P.find(ClauseKind::Noflush) != nullptr;
-  if (On && NoFlush) {
-    report(DiagId::NoflushWithOn, P.DirLoc);
+  if (First && NoFlush) {
+    if (First->Info->Kind == ClauseKind::On)
+      report(DiagId::NoflushWithOn, P.DirLoc);
+    else
+      report(DiagId::NoflushWithDependences, P.DirLoc, {First->Info->Spelling});
     return;
   }
   Code C(SM);
@@ -494,7 +599,7 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   std::vector<const VarDecl *> Scope;
   for (const VarDecl *V : Vars) {
     const auto *F = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
-    if (!On || !F || !F->getBody())
+    if (!First || !F || !F->getBody())
       continue;
     SourceLocation B = SM.getExpansionLoc(F->getBody()->getBeginLoc()),
                    E = SM.getExpansionLoc(F->getBody()->getEndLoc());
@@ -503,21 +608,24 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
       continue;
     Scope.push_back(V);
   }
-  if (!On) {
+  ItemChecks Check{"nanort: " + std::string(fileName(P.Begin)) + ":" +
+                       std::to_string(lineOf(P.Begin)) + ": taskwait ",
+                   "0", &UsesSectionChecks, &Diags,
+                   [&](const DepItem &D) { return baseKind(D, Scope); }};
+  bool Multi = false;
+  for (const DepItem *D : Items)
+    Multi |= !D->Iters.empty();
+  if (!First) {
     C << "nanort_check(" << (NoFlush ? "nanort_taskwait_noflush" : "nanort_taskwait")
       << "(), \"taskwait\");";
-  } else {
-    size_t N = On->Deps.size();
+  } else if (!Multi) {
+    size_t N = Items.size();
     C << "{ const void *nanort_addresses[" << (unsigned)N << "]; size_t nanort_sizes["
       << (unsigned)N << "];\n";
     for (size_t I = 0; I < N; ++I) {
-      const DepItem &D = On->Deps[I];
+      const DepItem &D = *Items[I];
       C << "{ ";
-      emitItem(C, D, CPP,
-               {"nanort: " + std::string(fileName(P.Begin)) + ":" +
-                    std::to_string(lineOf(P.Begin)) + ": taskwait ",
-                "0", &UsesSectionChecks, &Diags,
-                [&](const DepItem &D) { return baseKind(D, Scope); }});
+      emitItem(C, D, CPP, Check);
       C << "nanort_addresses[" << (unsigned)I << "] = (const void *)nanort_p;\n"
         << "nanort_sizes[" << (unsigned)I << "] = ";
       if (D.Sections.size() == 2) // from the first to the last byte of the block
@@ -527,6 +635,25 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
     }
     C << "nanort_check(nanort_taskwait_on(nanort_addresses, nanort_sizes, " << (unsigned)N
       << "), \"taskwait on\"); }";
+  } else {
+    // Multidependences: the number of items is known when the taskwait runs only; waiting for
+    // each item in turn waits for the same tasks.
+    C << "{ ";
+    for (const DepItem *D : Items) {
+      IteratorScope It;
+      openIterators(C, *D, Check, It);
+      C << "{ ";
+      emitItem(C, *D, CPP, Check);
+      C << "const void *nanort_address = (const void *)nanort_p;\nsize_t nanort_bytes = ";
+      if (D->Sections.size() == 2)
+        C << "(nanort_rows - 1) * nanort_stride + nanort_row_bytes;\n";
+      else
+        C << "nanort_size;\n";
+      C << "nanort_check(nanort_taskwait_on(&nanort_address, &nanort_bytes, 1), "
+           "\"taskwait on\"); }\n";
+      closeIterators(C, It);
+    }
+    C << "}";
   }
   std::string S = C.str();
   if (S.find('\n') != std::string::npos)
@@ -534,8 +661,8 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
   RW.InsertTextAfter(P.End, S);
 }
 
-void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const InlinePlan &Plan,
-                              SourceLocation &PreludeAt) {
+void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &Cand,
+                              const InlinePlan &Plan, SourceLocation &PreludeAt) {
   FunctionDecl *Fn = Cand.Enclosing;
   SourceLocation Begin = Plan.Begin, End = Plan.End;
   const std::vector<Capture> &Caps = Plan.Caps;
@@ -575,7 +702,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
@@ -591,10 +718,21 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       if (Cap.How == Sharing::Private)
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n";
+      else if (Cap.How == Sharing::Inprivate &&
+               Cap.Var->getType().getNonReferenceType()->isArrayType())
+        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
+          << ";\n    __builtin_memcpy((void *)&" << Name << ", (const void *)nanort_a->nanort_c_"
+          << Name << ", sizeof " << Name << ");\n";
+      else if (Cap.How == Sharing::Inprivate)
+        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
+          << " = *nanort_a->nanort_c_" << Name << ";\n";
       else
         L << "    auto &" << Name << " = " << (Cap.How == Sharing::Shared ? "*" : "")
           << "nanort_a->nanort_c_" << Name << ";\n";
       L << "    (void)" << Name << ";\n"; // names seen only in nested clauses may go unused
+    }
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      L << "    (void)("; L.user(On->Args[0]); L << ");\n";
     }
     L.at(Begin);
     L << BodyText << "\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded("
@@ -616,7 +754,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
@@ -631,12 +769,18 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       std::string Name = Cap.Var->getName().str();
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
-      } else if (Cap.How == Sharing::Firstprivate) {
+      } else if (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) {
         Qualifiers Q;
         QualType U = Ctx.getUnqualifiedArrayType(T, Q);
         F << "  " << decl(U, Name) << ";\n  __builtin_memcpy((void *)&" << Name
-          << ", (const void *)&nanort_a->" << Name << ", sizeof " << Name << ");\n";
+          << ", (const void *)" << (Cap.How == Sharing::Inprivate ? "" : "&") << "nanort_a->"
+          << Name << ", sizeof " << Name << ");\n";
       }
+    }
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      F.Subst = &Plan.Views;
+      F << "  (void)("; F.user(On->Args[0]); F << ");\n";
+      F.Subst = nullptr;
     }
     F.at(Begin);
     F << BodyText << "\n}\n";
@@ -672,7 +816,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
       C << (Plan.Nested ? "nanort_self, " : "this, ");
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << "__builtin_addressof(" << Name << "), ";
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
@@ -690,7 +834,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
     C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared)
+      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)
         C << "__builtin_memcpy((void *)&" << A << "->" << Name << ", (const void *)&"
@@ -715,7 +859,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Candidate &Cand, const I
                          (unsigned)K});
   }
   emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
-                  nullptr, nullptr, nullptr, &Red);
+                  Target, nullptr, nullptr, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));

@@ -62,8 +62,17 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
     // C++: the body runs guarded, so that an exception it throws fails the task and is
     // rethrown at the taskwait (nanort/error.hpp).
     C << "static void nanort_smp_" << Suffix << (CPP ? "_body" : "") << "(void *nanort_v) {\n  "
-      << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  "
-      << SmpCall << "(";
+      << A.Type << " *nanort_a = (" << A.Type << " *)nanort_v;\n  (void)nanort_a;\n  ";
+    if (Onready) {
+      // onready(expr), with the parameters bound to the task's arguments.
+      C << "{ ";
+      for (unsigned I = 0; I < NumParams; ++I)
+        C << (CPP ? "auto &" + A.Members[I] : "__typeof__(nanort_a->" + A.Members[I] + ") " +
+                                                  A.Members[I])
+          << " = nanort_a->" << A.Members[I] << "; (void)" << A.Members[I] << "; ";
+      C << "(void)("; C.user(Onready->Args[0]); C << "); }\n  ";
+    }
+    C << SmpCall << "(";
     for (unsigned I = 0; I < NumParams; ++I) {
       C << (I ? ", " : "");
       if (I < A.CallArgs.size() && !A.CallArgs[I].empty())
@@ -307,8 +316,16 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
     C << RedMembers;
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
-      << Args << " *>(nanort_v);\n    (void)nanort_a;\n    "
-      << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
+      << Args << " *>(nanort_v);\n    (void)nanort_a;\n    ";
+    if (const Clause *On = Task.find(ClauseKind::Onready)) {
+      // onready(expr), with the parameters bound to the task's arguments.
+      C << "{ ";
+      for (unsigned I = 0; I < PNames.size(); ++I)
+        C << "auto &" << PNames[I] << " = nanort_a->" << PNames[I] << "; (void)" << PNames[I]
+          << "; ";
+      C << "(void)("; C.user(On->Args[0]); C << "); }\n    ";
+    }
+    C << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << (CallArgs[I].empty() ? "nanort_a->" + PNames[I] : CallArgs[I]);
     C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
@@ -349,7 +366,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Impl = "nanort_impl_" + Id;
   ArgBlock Block{FD, ArgsType, PNames, Buffer, CallArgs};
   std::vector<std::string> Impls;
-  if (!emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls))
+  Onready = Task.find(ClauseKind::Onready); // the task's own smp body only, not its versions'
+  bool Emitted = emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls);
+  Onready = nullptr;
+  if (!Emitted)
     return;
   // The versions' implementations follow the task's own, in the order of their pragmas. A
   // task without a kernel of its own takes its index space from its first kernel version.

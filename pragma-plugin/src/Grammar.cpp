@@ -13,6 +13,10 @@ static const DirectiveInfo Directives[] = {
     {"target", DirectiveKind::Target, OnTarget, false, false},
     {"critical", DirectiveKind::Critical, 0, false, true},
     {"atomic", DirectiveKind::Atomic, 0, false, false},
+    // Accepted and dropped: 'simd' and 'declare simd' are vectorisation hints (their clauses
+    // are not read), 'taskyield' lets a thread run other tasks, which changes no result.
+    {"simd", DirectiveKind::Ignored, 0, true, false},
+    {"taskyield", DirectiveKind::Ignored, 0, true, false},
     {"taskgroup", DirectiveKind::Taskgroup, OnTaskgroup, false, false},
     {"declare", DirectiveKind::Declare, 0, true, false}, // declare reduction only
 };
@@ -21,20 +25,29 @@ static constexpr AccessMode NoMode = AccessMode::In;
 
 static const ClauseInfo Clauses[] = {
     // Dependences.
-    {"in", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
-    {"input", ClauseKind::In, ArgKind::DepList, OnTask, AccessMode::In, nullptr, nullptr},
-    {"out", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
-    {"output", ClauseKind::Out, ArgKind::DepList, OnTask, AccessMode::Out, nullptr, nullptr},
-    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTask, AccessMode::Inout, nullptr, nullptr},
+    {"in", ClauseKind::In, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::In, nullptr, nullptr},
+    {"input", ClauseKind::In, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::In, nullptr,
+     nullptr},
+    {"out", ClauseKind::Out, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Out, nullptr,
+     nullptr},
+    {"output", ClauseKind::Out, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Out, nullptr,
+     nullptr},
+    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Inout, nullptr,
+     nullptr},
     {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTask, AccessMode::Concurrent,
      nullptr, nullptr},
     {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTask, AccessMode::Commutative,
      nullptr, nullptr},
-    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTask, NoMode, nullptr, nullptr},
+    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTask | OnTaskwait, NoMode, nullptr,
+     nullptr},
     // Data sharing of inline tasks.
     {"shared", ClauseKind::Shared, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
     {"private", ClauseKind::Private, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
     {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
+    // OmpSs-1: an 'in' dependence on the variable, and a private copy made when the task
+    // starts (after the dependence is satisfied), not when it is created.
+    {"inprivate", ClauseKind::Inprivate, ArgKind::DepList, OnTask, AccessMode::In, nullptr,
+     nullptr},
     {"default", ClauseKind::Default, ArgKind::Keyword, OnTask, NoMode, "shared|firstprivate|none",
      nullptr},
     // Reductions (Reduction.cpp).
@@ -51,6 +64,10 @@ static const ClauseInfo Clauses[] = {
     {"label", ClauseKind::Label, ArgKind::Name, OnTask, NoMode, nullptr, nullptr},
     {"if", ClauseKind::If, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     {"final", ClauseKind::Final, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    // OmpSs-2: cost is evaluated and ignored (the C ABI has no cost hint; dmda measures times
+    // instead); onready's expression runs when the task starts, before its body.
+    {"cost", ClauseKind::Cost, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"onready", ClauseKind::Onready, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     // taskwait.
     {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
     {"noflush", ClauseKind::Noflush, ArgKind::None, OnTaskwait, NoMode, nullptr, nullptr},
@@ -59,13 +76,15 @@ static const ClauseInfo Clauses[] = {
      nullptr},
     {"ndrange", ClauseKind::Ndrange, ArgKind::ExprList, OnTarget, NoMode, nullptr, nullptr},
     {"shmem", ClauseKind::Shmem, ArgKind::Expr, OnTarget, NoMode, nullptr, nullptr},
-    {"copy_deps", ClauseKind::CopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
-    {"no_copy_deps", ClauseKind::NoCopyDeps, ArgKind::None, OnTarget, NoMode, nullptr, nullptr},
-    {"copy_in", ClauseKind::CopyIn, ArgKind::DepList, OnTarget, AccessMode::In, nullptr, nullptr},
-    {"copy_out", ClauseKind::CopyOut, ArgKind::DepList, OnTarget, AccessMode::Out, nullptr,
+    {"copy_deps", ClauseKind::CopyDeps, ArgKind::None, OnTarget | OnTask, NoMode, nullptr, nullptr},
+    {"no_copy_deps", ClauseKind::NoCopyDeps, ArgKind::None, OnTarget | OnTask, NoMode, nullptr,
      nullptr},
-    {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget, AccessMode::Inout, nullptr,
+    {"copy_in", ClauseKind::CopyIn, ArgKind::DepList, OnTarget | OnTask, AccessMode::In, nullptr,
      nullptr},
+    {"copy_out", ClauseKind::CopyOut, ArgKind::DepList, OnTarget | OnTask, AccessMode::Out, nullptr,
+     nullptr},
+    {"copy_inout", ClauseKind::CopyInout, ArgKind::DepList, OnTarget | OnTask, AccessMode::Inout,
+     nullptr, nullptr},
     {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
     {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
     {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
@@ -75,8 +94,8 @@ static const ClauseInfo Clauses[] = {
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskloop",     "taskyield", "flush",
-    "ordered",    "simd",       "threadprivate", "teams",    "distribute",
+    "masked",     "barrier",    "taskloop",     "flush",
+    "ordered",    "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
     "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",

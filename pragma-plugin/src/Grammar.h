@@ -12,7 +12,9 @@
 
 namespace nanort {
 
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Taskgroup, Declare };
+// Ignored: hints that change no result (simd, declare simd) and taskyield: the pragma line
+// goes, nothing else.
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskgroup, Declare };
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
@@ -38,8 +40,8 @@ enum class ArgKind {
 
 enum class ClauseKind {
   In, Out, Inout, Concurrent, Commutative, Depend,
-  Shared, Private, Firstprivate, Default,
-  Priority, Label, If, Final,
+  Shared, Private, Firstprivate, Default, Inprivate,
+  Priority, Label, If, Final, Cost, Onready,
   On, Noflush,
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,

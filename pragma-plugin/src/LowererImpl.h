@@ -95,7 +95,9 @@ public:
   }
 };
 
-enum class Sharing { Shared, Firstprivate, Private };
+// Inprivate (OmpSs-1 inprivate(x)): captured by address like a shared variable, and copied
+// into a private variable when the task starts, after its 'in' dependence on x is satisfied.
+enum class Sharing { Shared, Firstprivate, Private, Inprivate };
 
 struct Capture {
   VarDecl *Var;
@@ -147,6 +149,9 @@ private:
   std::string FileModuleDefs;                     // their definitions, in the prelude
   bool UsesCuda = false;  // a device(cuda) task: the prelude declares nanort_cuda_program
   bool UsesSectionChecks = false; // the prelude defines nanort_section_error
+  // OmpSs-2's onready(expr) of the function task being lowered: its smp entry points run it
+  // before the body (emitImplementations).
+  const Clause *Onready = nullptr;
   std::map<unsigned, std::string> SourceKernels;  // single-source kernels, by offset
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
@@ -310,9 +315,11 @@ private:
   // The statement of an inline task, with its ';'.
   void statementRange(const Candidate &Cand, SourceLocation &Begin, SourceLocation &End) const;
   std::set<unsigned> ThisEdits; // locations already rewritten to nanort_self
-  void planInlineTask(const Pragma &Task, const Candidate &C, InlinePlan &Plan);
-  void lowerInlineTask(const Pragma &Task, const Candidate &C, const InlinePlan &Plan,
-                       SourceLocation &PreludeAt);
+  void planInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &C,
+                      InlinePlan &Plan);
+  bool checkInlineTarget(const Pragma &Target);
+  void lowerInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &C,
+                       const InlinePlan &Plan, SourceLocation &PreludeAt);
   std::string enclosingPrototype(FunctionDecl *Fn, Stmt *Body, SourceLocation Top);
   llvm::SmallPtrSet<const FunctionDecl *, 4> Prototyped;
   void lowerCritical(const Pragma &P, const Candidate &C);

@@ -86,7 +86,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
-      planInlineTask(*W.P, *W.C, Plans[W.P]);
+      planInlineTask(*W.P, W.Target, *W.C, Plans[W.P]);
   for (auto &A : Plans)
     for (auto &B : Plans)
       if (A.first != B.first && A.second.OK && B.second.OK &&
@@ -119,7 +119,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       } else if (W.C->FD) {
         lowerFunctionTask(*W.P, W.Target, W.C->FD, PreludeAt);
       } else if (Plans[W.P].OK) {
-        lowerInlineTask(*W.P, *W.C, Plans[W.P], PreludeAt);
+        lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
       }
       break;
     case DirectiveKind::Critical:
@@ -134,6 +134,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Declare:
       break;
     case DirectiveKind::Target:
+    case DirectiveKind::Ignored:
       break;
     }
     if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Declare) {

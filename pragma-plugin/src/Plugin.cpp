@@ -109,6 +109,9 @@ public:
     P.DirLoc = DirLoc;
     P.End = Eod;
     P.Dir = findDirective(DirName);
+    // 'declare simd' is a hint like 'simd'; 'declare reduction' and 'declare target' are not.
+    if (DirName == "declare" && !T.empty() && T[0].Text == "simd")
+      P.Dir = findDirective("simd");
     if (DirName.empty()) {
       Diags.report(DiagId::ExpectedDirective, DirLoc, {P.Namespace});
     } else if (!P.Dir) {
@@ -116,6 +119,8 @@ public:
         Diags.report(DiagId::UnsupportedDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
       else
         Diags.report(DiagId::UnknownDirective, DirLoc, {directiveLine(P.Namespace, DirName)});
+    } else if (P.Dir->Kind == DirectiveKind::Ignored && DirName != "taskyield") {
+      P.Valid = true; // simd and declare simd: hints whose clauses (safelen, ...) are not read
     } else {
       // Constant section bounds may be written with macros (x[0;-N]): their definitions here.
       MacroLookup Macros = [&PP](const std::string &Name, Toks &Out) {

@@ -155,6 +155,9 @@ public:
                     std::vector<DepItem> &Out);
   bool parseDepList(const Toks &T, SourceLocation Loc, AccessMode Mode, const std::string &Clause,
                     bool Depend, std::vector<DepItem> &Out);
+  bool parseMultidependence(const Toks &T, AccessMode Mode, const std::string &Clause,
+                            bool Depend, std::vector<DepItem> &Out);
+  bool parseIterator(const Toks &T, DepIterator &It);
   bool parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocation ParenLoc);
 
 private:
@@ -361,7 +364,7 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   D.Written = Clause + spellTokens(T) + ")";
   // OmpSs multidependences: {v[i;BS], i=0;n} (one item per value of the iterator).
   if (T.front().Kind == tok::l_brace)
-    return fail(DiagId::MultidependenceUnsupported, T.front().Loc);
+    return parseMultidependence(T, Mode, Clause, Depend, Out);
   size_t I = 0;
   // Shaping: [n][m]x.
   while (I < T.size() && T[I].Kind == tok::l_square) {
@@ -505,6 +508,94 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   return true;
 }
 
+// {items, i=lower;length} and the other iterator forms (DepIterator): the items are parsed as
+// usual (sections, shapes), each with the iterators, outer first, after those of an enclosing
+// multidependence.
+bool Parser::parseMultidependence(const Toks &T, AccessMode Mode, const std::string &Clause,
+                                  bool Depend, std::vector<DepItem> &Out) {
+  const std::string Written = Clause + spellTokens(T) + ")";
+  size_t Close = matching(T, 0);
+  if (Close == T.size())
+    return fail(DiagId::MultidependenceUnclosed, T.front().Loc);
+  if (Close + 1 != T.size())
+    return fail(DiagId::MultidependenceTrailing, T[Close + 1].Loc, {T[Close + 1].Text});
+  std::vector<Toks> Parts = splitCommas(Toks(T.begin() + 1, T.begin() + Close));
+  std::vector<Toks> Items;
+  std::vector<DepIterator> Iters;
+  for (const Toks &Part : Parts) {
+    if (Part.empty())
+      return fail(DiagId::MultidependenceEmptyItem, T.front().Loc);
+    bool IsIterator = Part.size() >= 2 && Part[0].Kind == tok::identifier &&
+                      Part[1].Kind == tok::equal;
+    if (!IsIterator) {
+      if (!Iters.empty())
+        return fail(DiagId::MultidependenceItemAfterIterator, Part.front().Loc);
+      Items.push_back(Part);
+      continue;
+    }
+    if (Items.empty())
+      return fail(DiagId::MultidependenceIteratorFirst, Part.front().Loc);
+    DepIterator It;
+    if (!parseIterator(Part, It))
+      return false;
+    Iters.push_back(std::move(It));
+  }
+  if (Iters.empty())
+    return fail(DiagId::MultidependenceWithoutIterator, T.front().Loc);
+  for (const Toks &Item : Items) {
+    size_t First = Out.size();
+    if (!parseDepItem(Item, Mode, Clause, Depend, Out))
+      return false;
+    for (size_t K = First; K < Out.size(); ++K) {
+      Out[K].Iters.insert(Out[K].Iters.begin(), Iters.begin(), Iters.end());
+      Out[K].Written = Written;
+      Out[K].Loc = T.front().Loc;
+    }
+  }
+  return true;
+}
+
+bool Parser::parseIterator(const Toks &T, DepIterator &It) {
+  It.Name = T[0].Text;
+  It.Loc = T[0].Loc;
+  Toks R(T.begin() + 2, T.end());
+  if (R.empty())
+    return fail(DiagId::IteratorWithoutValues, T[1].Loc, {It.Name});
+  if (R.front().Kind == tok::l_brace) {
+    if (matching(R, 0) + 1 != R.size())
+      return fail(DiagId::IteratorForm, R.front().Loc, {It.Name});
+    for (const Toks &V : splitCommas(Toks(R.begin() + 1, R.end() - 1))) {
+      if (V.empty())
+        return fail(DiagId::IteratorEmptyValue, R.front().Loc, {It.Name});
+      It.Values.push_back(V);
+    }
+    return true;
+  }
+  // The separators at the top level, as in a section: ';' and the ':' that no '?' claims.
+  Toks W;
+  W.push_back({tok::l_paren, "(", R.front().Loc});
+  W.insert(W.end(), R.begin(), R.end());
+  W.push_back({tok::r_paren, ")", R.back().Loc});
+  std::vector<size_t> Seps = separators(W, 0, W.size() - 1);
+  if (Seps.empty() || Seps.size() > 2 || (Seps.size() == 2 && W[Seps[1]].Kind != tok::colon))
+    return fail(DiagId::IteratorForm, Seps.size() > 2 ? W[Seps[2]].Loc : R.front().Loc,
+                {It.Name});
+  It.Length = W[Seps[0]].Kind == tok::semi;
+  It.Lower.assign(W.begin() + 1, W.begin() + Seps[0]);
+  size_t SecondEnd = Seps.size() == 2 ? Seps[1] : W.size() - 1;
+  It.Second.assign(W.begin() + Seps[0] + 1, W.begin() + SecondEnd);
+  if (Seps.size() == 2)
+    It.Step.assign(W.begin() + Seps[1] + 1, W.end() - 1);
+  if (It.Lower.empty())
+    return fail(DiagId::IteratorWithoutFirst, W[Seps[0]].Loc, {It.Name});
+  if (It.Second.empty())
+    return fail(It.Length ? DiagId::IteratorWithoutLength : DiagId::IteratorWithoutEnd,
+                W[Seps[0]].Loc, {It.Name});
+  if (Seps.size() == 2 && It.Step.empty())
+    return fail(DiagId::IteratorWithoutStep, W[Seps[1]].Loc, {It.Name});
+  return true;
+}
+
 // Sizes and lengths written as constants: a negative one is an error now, with the message
 // that the program would otherwise print when it creates the task. Constant starts are
 // checked by the lowering, which knows whether the base is an array or a pointer.
@@ -569,7 +660,15 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
   case ArgKind::None:
     return true;
   case ArgKind::DepList:
-    return parseDepList(Arg, ParenLoc, I.Mode, Name + "(", false, C.Deps);
+    if (!parseDepList(Arg, ParenLoc, I.Mode, Name + "(", false, C.Deps))
+      return false;
+    if (I.Kind == ClauseKind::Inprivate) // the whole variable is copied into the task
+      for (const DepItem &D : C.Deps)
+        if (D.Base.size() != 1 || D.Base[0].Kind != tok::identifier || !D.Sections.empty() ||
+            !D.Shape.empty() || !D.Iters.empty())
+          return fail(DiagId::InprivateNotVariable, D.Loc,
+                      {D.Written.substr(Name.size() + 1, D.Written.size() - Name.size() - 2)});
+    return true;
   case ArgKind::DependList: {
     AccessMode Mode;
     if (Arg.size() < 2 || Arg[1].Kind != tok::colon || !findDependMode(Arg[0].Text, Mode))

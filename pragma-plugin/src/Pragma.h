@@ -73,6 +73,16 @@ struct Section {
   std::optional<long long> ConstLower, ConstLength;
 };
 
+// One iterator of a multidependence: i=lower;length, i=lower:last (last included), either
+// with ':step' after it, or i={a, b, c}. Later iterators may use earlier ones (j=0:i).
+struct DepIterator {
+  std::string Name;
+  clang::SourceLocation Loc;
+  Toks Lower, Second, Step; // Second: the length (Length) or the last value
+  bool Length = false;
+  std::vector<Toks> Values; // i={a, b, c}
+};
+
 // One item of a dependence, copy or 'taskwait on' clause.
 struct DepItem {
   AccessMode Mode;
@@ -84,6 +94,8 @@ struct DepItem {
   clang::SourceLocation Loc;
   std::string Written;     // the clause and the item as written: in(x[0;n]), depend(in: x)
   std::string BaseText;    // the base as written, for messages: x, s.p, (*pp)
+  // A multidependence {item, i=0;n}: one access per value of the iterators, outer first.
+  std::vector<DepIterator> Iters;
 };
 
 struct Clause {

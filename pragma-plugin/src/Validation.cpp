@@ -149,5 +149,31 @@ bool Lowerer::checkCudaParameters(const Pragma &Task, FunctionDecl *FD,
   return true;
 }
 
+// OmpSs-1's '#pragma omp target device(smp)' before an inline task: the task runs on the CPU,
+// its copy clauses are accepted (on the CPU they move nothing) and name shared data. Kernels
+// are functions: other devices, and the clauses that launch kernels, need a function task.
+bool Lowerer::checkInlineTarget(const Pragma &Target) {
+  if (const Clause *Dev = Target.find(ClauseKind::Device))
+    for (size_t I = 0; I < Dev->Words.size(); ++I)
+      if (Dev->Words[I] != "smp") {
+        report(DiagId::TargetDeviceInlineTask, Dev->WordLocs[I],
+               {Target.Namespace, Dev->Words[I],
+                Dev->Words[I] == "cuda" ? "a CUDA" : "an OpenCL"});
+        return false;
+      }
+  for (const Clause &Cl : Target.Clauses)
+    switch (Cl.Info->Kind) {
+    case ClauseKind::Ndrange:
+    case ClauseKind::Shmem:
+    case ClauseKind::File:
+    case ClauseKind::Name:
+      report(DiagId::LaunchClauseInlineTask, Cl.Loc, {Cl.Info->Spelling});
+      return false;
+    default:
+      break;
+    }
+  return true;
+}
+
 } // namespace lowering
 } // namespace nanort

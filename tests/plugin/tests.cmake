@@ -64,7 +64,7 @@ add_test(NAME plugin.columns.sections
                  "fix-it:\"section_columns.c\":{4:32-4:33}:\";\""
                  "fix-it:\"section_columns.c\":{4:32-4:33}:\":\""
                  "section_columns.c:6:23: error: in(x[-4;8]): the section starts at index -4, before x[0] (to name memory before a pointer, write (x - 4)[0;8])"
-                 "section_columns.c:8:24: error: multidependences ({item, i=start;length}) are not supported yet: name each item, or a section that covers them all"
+                 "section_columns.c:8:35: error: expected 'i = start;length', 'i = start:end' (the end included) or 'i = {a, b}', with ':step' after it if the step is not 1"
                  "4 errors generated."
                  -- ${NANORT_CLANG_C} -fsyntax-only -fdiagnostics-parseable-fixits
                  -fplugin=${plugin_so} section_columns.c
@@ -188,6 +188,21 @@ nanort_plugin_program(ompss_legacy_c nanocc "NANORT_CPU_WORKERS=2" ${p}/ompss_le
 # set by omp_set_num_threads before the runtime starts (3, not the environment's 2).
 nanort_plugin_program(omp_api_c nanocc "NANORT_CPU_WORKERS=2" -std=c11 -Wall -Werror
                       ${p}/omp_api.c)
+# OmpSs clauses of issue 19, each program compared with its own sequential computation:
+# taskwait with dependences (OmpSs-2's in/out/inout, OpenMP's depend) returns while an
+# unrelated task still runs (it would never return if it waited for it); multidependences over
+# blocks of an array, element by element, with a step, a list, two iterators and copies, in C
+# and in C++ (templates, std::vector, members); device clauses on CPU tasks (target
+# device(smp) before inline tasks, copy clauses on task), inprivate's copy when the task
+# starts, cost, onready (after the dependences, before the body), simd, declare simd and
+# taskyield.
+nanort_plugin_program(taskwait_deps_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/taskwait_deps.c)
+nanort_plugin_program(multideps_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/multideps.c)
+nanort_plugin_program(multideps_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/multideps.cpp)
+nanort_plugin_program(device_clauses_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/device_clauses.c)
 # C inline tasks that call the function they are in (a recursive fib); C++: a class template
 # with a task member function first in the file, a function template task, a task whose first
 # caller has an attribute on the line before it (issue 19).
@@ -488,9 +503,15 @@ add_test(NAME plugin.golden.capture.cpp
                  ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
                  ${plugin_bin}/golden/capture.cpp
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Issue 19's clauses: a multidependence's loop, taskwait with dependences, inprivate, copies.
+add_test(NAME plugin.golden.clauses.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include clauses.c clauses.c.expected
+                 ${plugin_bin}/golden/clauses.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.clauses.c PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default

@@ -1067,6 +1067,36 @@ TEST(CApi, TaskWithOnlyACudaImplementationHasNoDevice) {
   expect_taskwait_ok();  // nothing was queued
 }
 
+// OmpSs programs name pointers they never dereference (out(*p) with p NULL): for CPU tasks the
+// address is only a name that orders them, as Nanos++ does; a task that may run on a device
+// would move those bytes, so it is refused at submit.
+TEST(CApi, NullAddressOrdersCpuTasks) {
+  long x = 0;
+  std::atomic<bool> started{false}, go{false}, done{false};
+  spawn(hold_site, HoldArgs{&started, &go, &done}, {{nullptr, sizeof(float), NANORT_OUT}});
+  ASSERT_TRUE(wait_for([&] { return started.load(); }));
+  long seen = -1;
+  spawn(read_long_site, ReadLongArgs{&x, &seen}, {{nullptr, sizeof(float), NANORT_INOUT}});
+  EXPECT_EQ(seen, -1) << "the second task on NULL did not wait for the first";
+  go = true;
+  expect_taskwait_ok();
+  EXPECT_TRUE(done.load());
+  EXPECT_EQ(seen, 0);
+}
+
+TEST(CApi, NullAddressOfATaskWithADeviceImplementationIsRefused) {
+  destroyed = 0;
+  nanort_task *t = nanort_task_create(&cuda_only_site, 16);
+  ASSERT_NE(t, nullptr) << nanort_last_error();
+  ASSERT_EQ(nanort_task_access(t, nullptr, 16, NANORT_INOUT), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_task_submit(t), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(nanort_last_error()),
+            "task 'saxpy' (saxpy.c:42): access of a NULL address (a task that may run on a "
+            "cuda device moves its data)");
+  EXPECT_EQ(destroyed, 1) << "the rejected task's argument block was not released";
+  expect_taskwait_ok();
+}
+
 TEST(CApi, TaskWithNoImplementationHasNoDevice) {
   const nanort_task_site site{NANORT_ABI_VERSION, "empty", nullptr, 0, nullptr, 0, nullptr};
   nanort_task *t = nanort_task_create(&site, 0);
@@ -1127,8 +1157,10 @@ TEST(CApi, InvalidArgumentsAreRefusedWithAMessage) {
   EXPECT_EQ(nanort_task_access_2d(t, m, 8 * sizeof(int), 4, 4 * sizeof(int), NANORT_IN),
             NANORT_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(nanort_last_error(), "stride")) << nanort_last_error();
-  // A NULL address with bytes to it; no bytes at all is fine.
-  EXPECT_EQ(nanort_task_access(t, nullptr, 8, NANORT_IN), NANORT_ERROR_INVALID_ARGUMENT);
+  // A NULL address with bytes to it is a dependence (NullAddressOrdersCpuTasks) but no copy;
+  // no bytes at all is fine.
+  EXPECT_EQ(nanort_task_copy(t, nullptr, 8, NANORT_IN), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(nanort_last_error(), "copy of a NULL address")) << nanort_last_error();
   EXPECT_EQ(nanort_task_access(t, nullptr, 0, NANORT_IN), NANORT_SUCCESS);
   EXPECT_EQ(nanort_task_access_2d(t, m, 16, 0, 64, NANORT_IN), NANORT_SUCCESS);
   // A valid 2-D access whose rows touch, and a one-row one with any stride.

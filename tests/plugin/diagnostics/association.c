@@ -8,8 +8,21 @@ void lonely(void);
 #pragma omp taskwait
 
 void f(int *x) {
-  // expected-error@+1 {{'#pragma omp target' applies to function declarations only}}
-  #pragma omp target device(smp)
+  // An inline task runs on the CPU: target device(smp) is accepted (test below), kernels are
+  // functions (issue 19).
+  // expected-error@+1 {{'#pragma omp target device(cuda)' applies to function declarations only: an inline task runs on the CPU (device(smp)); for a CUDA kernel, declare it with the target and task pragmas and call it}}
+  #pragma omp target device(cuda)
+  #pragma omp task
+  *x = 1;
+  // expected-error@+1 {{'#pragma oss target device(opencl)' applies to function declarations only: an inline task runs on the CPU (device(smp)); for an OpenCL kernel, declare it with the target and task pragmas and call it}}
+  #pragma oss target device(smp, opencl)
+  #pragma oss task
+  *x = 1;
+  // expected-error@+1 {{clause 'ndrange' launches a kernel: it applies to function declarations only, not to an inline task}}
+  #pragma omp target device(smp) copy_in(*x) ndrange(1, 1)
+  #pragma omp task
+  *x = 1;
+  #pragma omp target device(smp) copy_inout(*x) copy_deps
   #pragma omp task
   *x = 1;
   // expected-error@+1 {{'#pragma omp critical' must be followed by a statement}}
@@ -42,3 +55,9 @@ void declares(int *x) {
   void block_task(int *x);
   block_task(x);
 }
+
+// inprivate (OmpSs-1) copies a variable of the creating function into the task when it
+// starts: a function task's parameters are copies already (issue 19).
+// expected-error@+1 {{clause 'inprivate' applies to inline tasks: the parameters of a function task are its own copies already (use 'in')}}
+#pragma omp task inprivate(n)
+void inprivate_function(int n);

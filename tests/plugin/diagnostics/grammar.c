@@ -150,11 +150,64 @@ void f25(int *x) { *x = 1; }
 #pragma omp task in([0;2])
 void f26(int *x) { *x = 1; }
 
-// Multidependences (OmpSs): not supported yet, at the '{'.
-// expected-error@+1 {{multidependences ({item, i=start;length}) are not supported yet: name each item, or a section that covers them all}}
-#pragma omp task in({v[i;4], i=0;n})
+// Multidependences (OmpSs, issue 19): {items, iterators}, each error at its token.
+// expected-error@+1 {{a multidependence needs an iterator after its items: {v[i], i=0;n}}}
+#pragma omp task in({v[i;4]})
 void f27(int n, int *v) { v[0] = n; }
 
-// expected-error@+1 {{multidependences ({item, i=start;length}) are not supported yet}}
-#pragma omp task depend(inout: x[0:1], {v[i], i=0;n})
+// expected-error@+1 {{a multidependence starts with the items it names, then its iterators: {v[i], i=0;n}}}
+#pragma omp task depend(inout: x[0:1], {i=0;n, v[i]})
 void f28(int n, int *v, int *x) { v[0] = n + *x; }
+
+// expected-error@+1 {{expected an iterator ('name = start;length' or 'name = start:end') after the first iterator of the multidependence}}
+#pragma omp task in({v[i], i=0;n, v[i + 1]})
+void f28b(int n, int *v) { v[0] = n; }
+
+// expected-error@+1 {{expected 'i = start;length', 'i = start:end' (the end included) or 'i = {a, b}', with ':step' after it if the step is not 1}}
+#pragma omp task in({v[i], i=0;n;2})
+void f28c(int n, int *v) { v[0] = n; }
+
+// expected-error@+1 {{expected a length after ';' in iterator 'i'}}
+#pragma omp task in({v[i], i=0;})
+void f28d(int n, int *v) { v[0] = n; }
+
+// expected-error@+1 {{expected a step after ':' in iterator 'i'}}
+#pragma omp task in({v[i], i=0:n:})
+void f28e(int n, int *v) { v[0] = n; }
+
+// expected-error@+1 {{expected a value in the list of iterator 'k'}}
+#pragma omp task in({v[k], k={1,,3}})
+void f28f(int *v) { v[0] = 1; }
+
+// expected-error@+1 {{unexpected 'v' after the multidependence's '}'}}
+#pragma omp task in({v[k], k=0;2} v)
+void f28g(int *v) { v[0] = 1; }
+
+// expected-error@+1 {{expected the values of iterator 'k' after '=': 'k = start;length', 'k = start:end' (the end included) or 'k = {a, b}'}}
+#pragma omp task in({v[k], k=})
+void f28h(int *v) { v[0] = 1; }
+
+// The item of a multidependence is checked as any other.
+// expected-error@+1 {{an array section has at most two parts: start;length or start:end, the end included}}
+#pragma omp task in({v[i;1;2], i=0;4})
+void f28i(int *v) { v[0] = 1; }
+
+// inprivate (OmpSs-1) copies whole variables (issue 19).
+void f28m(int *v) {
+  // expected-error@+1 {{clause 'inprivate' takes variables of the enclosing function, whose whole value the task copies: 'v[0;2]' is not one}}
+  #pragma omp task inprivate(v[0;2])
+  v[0] = 1;
+}
+
+// taskyield takes no clauses; simd's and declare simd's are not read (issue 19).
+void f28k(int *v) {
+  // expected-error@+1 {{clause 'if' is not allowed on '#pragma omp taskyield'}}
+  #pragma omp taskyield if(1)
+  #pragma omp simd safelen(4) anything(at, all)
+  for (int i = 0; i < 4; ++i)
+    v[i] = i;
+  // expected-error@+1 {{'noflush' cannot be combined with 'in' (a taskwait with dependences flushes only the named data)}}
+  #pragma oss taskwait in(*v) noflush
+}
+#pragma omp declare simd uniform(v)
+void f28l(int *v, int i);

@@ -5,5 +5,5 @@ void f(int n, float *x) { x[0] = n; }
 void g(int n, float *x) { x[0] = n; }
 #pragma omp task in(x[-4;8])
 void h(float *x) { x[0] = 1; }
-#pragma omp task inout({x[i;2], i=0;n})
+#pragma omp task inout({x[i;2], i=0})
 void m(int n, float *x) { x[0] = n; }
