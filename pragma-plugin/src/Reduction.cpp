@@ -114,6 +114,23 @@ bool Lowerer::reductionElement(const DepItem &D, ArrayRef<const VarDecl *> Scope
   if (Parens)
     return false;
   const VarDecl *V = D.BaseVar.empty() ? nullptr : findVar(D.BaseVar, Scope);
+  if (V && V->hasGlobalStorage() && !V->isStaticLocal())
+    V = nullptr; // a local of the function that the task does not capture comes first
+  // Not captured (the body does not use it): the nearest local declared before the item.
+  bool Captured = V != nullptr;
+  for (const VarDecl *L : Vars) {
+    const auto *F = dyn_cast_or_null<FunctionDecl>(L->getParentFunctionOrMethod());
+    if (Captured || L->getName() != D.BaseVar || !F || !F->getBody() ||
+        !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(F->getBody()->getBeginLoc()), D.Loc) ||
+        !SM.isBeforeInTranslationUnit(D.Loc, SM.getExpansionLoc(F->getBody()->getEndLoc())) ||
+        !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(L->getLocation()), D.Loc))
+      continue;
+    if (!V || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(V->getLocation()),
+                                           SM.getExpansionLoc(L->getLocation())))
+      V = L;
+  }
+  if (!V && !D.BaseVar.empty())
+    V = findVar(D.BaseVar, {});
   if (!V)
     return false;
   QualType T = V->getType().getNonReferenceType();

@@ -127,6 +127,21 @@ int main(void) {
       any_big = any_big || v[i] > 690;
     }
   }
+  /* A task that takes part without using the variable (its copy starts at the identity);
+   * pragmas in the branches of an #ifdef, as programs for two runtimes write them. */
+  #pragma omp task reduction(min: lo) firstprivate(v)
+  {
+    (void)v;
+  }
+  for (int c = 0; c < N; c += CHUNK) {
+#ifdef NANORT_TEST_UNDEFINED
+    #pragma oss task weakreduction(max: hi) in(v[c;CHUNK])
+#else
+    #pragma oss task reduction(max: hi) in(v[c;CHUNK])
+#endif
+    for (int i = c; i < c + CHUNK; ++i)
+      if (v[i] > hi) hi = v[i];
+  }
   #pragma omp taskwait
   CHECK(lo == s_lo && hi == s_hi, "min %d max %d, expected %d %d", lo, hi, s_lo, s_hi);
   CHECK(x == s_xor && o == s_or && a == s_and, "xor/or/and %x %x %x, expected %x %x %x", x, o,
