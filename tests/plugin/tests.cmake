@@ -509,9 +509,15 @@ add_test(NAME plugin.golden.clauses.c
                  ${PROJECT_SOURCE_DIR}/include clauses.c clauses.c.expected
                  ${plugin_bin}/golden/clauses.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.reductions.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include reductions.c reductions.c.expected
+                 ${plugin_bin}/golden/reductions.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     plugin.golden.clauses.c PROPERTIES LABELS plugin TIMEOUT 60)
+                     plugin.golden.clauses.c plugin.golden.reductions.c
+                     PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
 # plugin lowers in the compile). package.consumer covers the other path: the project's default
