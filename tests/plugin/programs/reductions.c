@@ -39,6 +39,17 @@ void bump_all(int *array) {
     bump(&array[i]);
 }
 
+/* The body works on its copy, never on the original (which only the combination writes):
+ * the original's value is larger than every value the copies can hold. */
+#pragma oss task reduction(max: [1]best) in([1]saw)
+void peek(int *best, int value, int *saw) {
+  if (*best == 1000000000) {
+    #pragma omp atomic
+    (*saw)++;
+  }
+  if (value > *best) *best = value;
+}
+
 /* Sum of a section inside a function that returns once its tasks are done. */
 static long sum_section(const int *v, int first, int n) {
   long sum = 0;
@@ -164,6 +175,24 @@ int main(void) {
   CHECK(prod > s_prod * (1 - 1e-12) && prod < s_prod * (1 + 1e-12), "product %g, expected %g",
         prod, s_prod);
   CHECK(minus == s_minus, "minus %ld, expected %ld", minus, s_minus);
+
+  /* The copies, not the original, in inline and function tasks. */
+  int best = 1000000000, saw = 0;
+  for (int c = 0; c < N; c += CHUNK) {
+    #pragma oss task reduction(max: best) firstprivate(c) shared(saw)
+    {
+      if (best == 1000000000) {
+        #pragma omp atomic
+        saw++;
+      }
+      for (int i = c; i < c + CHUNK; ++i)
+        if (v[i] > best) best = v[i];
+    }
+    peek(&best, v[c], &saw);
+  }
+  #pragma oss taskwait
+  CHECK(best == 1000000000 && saw == 0, "max %d (expected the original), %d tasks saw the original",
+        best, saw);
 
   /* A variable at file scope; tasks in a function that returns. */
   for (int c = 0; c < N; c += CHUNK) {
