@@ -271,7 +271,8 @@ std::string Lowerer::prelude() const {
   // 'unused': a file may have a taskwait and no task (clang warns of unused static inline
   // functions in the main file).
   if (CPP)
-    S += "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
+    S += std::string(UsesOptional ? "#include <optional>\n" : "") +
+         "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
          "static inline __attribute__((unused)) void nanort_check(nanort_status nanort_s, "
          "const char *nanort_what) {\n"
          "  (void)nanort_what;\n  nanort::detail::raise(nanort_s);\n}\n";

@@ -17,7 +17,8 @@ namespace lowering {
 // Impls. Every implementation reads the task's argument block.
 bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev,
                                   bool SingleSource, const std::string &Suffix,
-                                  const std::string &SmpCall, std::vector<std::string> &Impls) {
+                                  const std::string &SmpCall, std::vector<std::string> &Impls,
+                                  const std::string &Store) {
   unsigned NumParams = A.FD->getNumParams();
   std::string Module = "nanort_opencl_program";
   if (SingleSource)
@@ -72,7 +73,7 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
           << " = nanort_a->" << A.Members[I] << "; (void)" << A.Members[I] << "; ";
       C << "(void)("; C.user(Onready->Args[0]); C << "); }\n  ";
     }
-    C << SmpCall << "(";
+    C << (Store.empty() ? "" : Store + "(nanort_a, ") << SmpCall << "(";
     for (unsigned I = 0; I < NumParams; ++I) {
       C << (I ? ", " : "");
       if (I < A.CallArgs.size() && !A.CallArgs[I].empty())
@@ -80,7 +81,7 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
       else
         C << "nanort_a->" << A.Members[I];
     }
-    C << ");\n}\n";
+    C << (Store.empty() ? "" : ")") << ");\n}\n";
     if (CPP)
       C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n"
         << "  nanort::detail::run_guarded(&nanort_smp_" << Suffix << "_body, nanort_v);\n}\n";
@@ -119,8 +120,12 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   auto Fail = [&](DiagId Id, const DiagArgs &Args = {}) { report(Id, Task.DirLoc, Args); };
   if (FD->isMain())
     return Fail(DiagId::MainTask);
-  if (!FD->getReturnType()->isVoidType())
-    return Fail(DiagId::TaskNotVoid, {Name});
+  // Non-void function tasks (NonVoid.h): the task delivers the result.
+  QualType Ret = FD->getReturnType();
+  bool NonVoid = !Ret->isVoidType();
+  if (NonVoid)
+    if (std::optional<DiagId> Problem = resultTypeProblem(FD))
+      return Fail(*Problem, {Name});
   if (FD->isVariadic())
     return Fail(DiagId::TaskVariadic, {Name});
   auto *Method = dyn_cast<CXXMethodDecl>(FD);
@@ -134,7 +139,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     return Fail(DiagId::TemplatedTask);
   if (FD->getQualifier() && !Method)
     return Fail(DiagId::QualifiedTask);
-  if (!FD->hasWrittenPrototype() && !CPP)
+  // C before C23: 'int f() { ... }' takes no arguments, as 'int f(void)' does (OmpSs
+  // programs write it so); a declaration without parameters whose definition has some is
+  // another matter.
+  if (!CPP && !noArguments(FD))
     return Fail(DiagId::TaskWithoutPrototype, {Name});
   if (!FD->getDeclName().isIdentifier())
     return Fail(DiagId::OperatorTask);
@@ -162,6 +170,10 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   const std::vector<Version> *Versions = nullptr;
   if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end())
     Versions = &It->second;
+  if (NonVoid && Kernel)
+    return Fail(DiagId::TaskResultOnDevice, {Name, Cuda ? "cuda" : "opencl"});
+  if (NonVoid && Versions)
+    return Fail(DiagId::TaskResultWithVersions, {Name});
 
   // A kernel task declared in a header has no host definition: every file that names the
   // kernel makes its tasks itself, with a wrapper of its own (internal linkage, another name,
@@ -263,7 +275,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     Storage += "static ";
   if (FD->isInlineSpecified())
     Storage += "inline ";
-  std::string Signature = Storage + "void " + WrapperName + "(" + Params + ")";
+  // A declarator with the return type, which may wrap the name (int (*f(int))[4]).
+  auto Returning = [&](const std::string &Declarator) {
+    return NonVoid ? decl(Ret, Declarator) : "void " + Declarator;
+  };
+  std::string Signature = Storage + Returning(WrapperName + "(" + Params + ")");
   // Member functions: the wrapper is defined where the user's definition is, in the class or
   // out of it (then with the class's qualifier, and without 'static').
   std::string Qualifiers;
@@ -280,8 +296,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
         return Fail(DiagId::OutOfLineTemplateMember);
       NestedNameSpecifierLoc Q = D->getQualifierLoc();
       std::string QText = Q ? text(Q.getBeginLoc(), Q.getEndLoc()) : std::string();
-      Signature = std::string(FD->isInlineSpecified() ? "inline " : "") + "void " + QText +
-                  Name + "(" + Params + ")";
+      Signature = std::string(FD->isInlineSpecified() ? "inline " : "") +
+                  Returning(QText + Name + "(" + Params + ")");
     }
     Signature += Qualifiers;
   }
@@ -308,13 +324,22 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (Template || Method) {
     std::string Label =
         Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
+    // A non-void one waits for its result, which the task puts in the wrapper's
+    // std::optional.
+    std::string Slot = NonVoid ? "std::optional<" + decl(Ret.getUnqualifiedType(), "") + ">"
+                               : std::string();
+    UsesOptional |= NonVoid;
     C << "\n" << TemplateHead << Signature << " {\n";
+    if (NonVoid)
+      C << Slot << " nanort_r;\n";
     C << "struct " << Args << " {";
     if (Instance)
       C << " " << decl(Method->getThisType(), "nanort_self") << ";";
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
-    C << RedMembers;
+    if (NonVoid)
+      C << " " << Slot << " *nanort_slot;";
+    C << RedMembers; // after the members that the initializer below fills
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
       << Args << " *>(nanort_v);\n    (void)nanort_a;\n    ";
     if (const Clause *On = Task.find(ClauseKind::Onready)) {
@@ -325,10 +350,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
           << "; ";
       C << "(void)("; C.user(On->Args[0]); C << "); }\n    ";
     }
-    C << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
+    C << (NonVoid ? "nanort_a->nanort_slot->emplace(" : "")
+      << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << (CallArgs[I].empty() ? "nanort_a->" + PNames[I] : CallArgs[I]);
-    C << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
+    C << (NonVoid ? ")" : "") << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
          "nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
     C << "static const nanort_task_impl nanort_impl[] = {{NANORT_DEVICE_SMP, &" << Args
@@ -341,10 +367,15 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{" << (Instance ? "this" : "");
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I || Instance ? ", " : "") << PNames[I];
+    if (NonVoid)
+      C << (PNames.empty() && !Instance ? "" : ", ") << "&nanort_r";
     C << "};\n";
     Red.ArgsAt = "static_cast<" + Args + " *>(nanort_task_args(nanort_t))";
     emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, nullptr, nullptr, &Red);
-    C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
+    C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n";
+    if (NonVoid)
+      C << "nanort_check(nanort_taskwait(), \"taskwait\");\nreturn std::move(*nanort_r);\n";
+    C << "}\n";
   } else {
   // The argument block: one member per parameter.
   C << "\nstruct " << Args << " {";
@@ -354,12 +385,42 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     QualType T = FD->getParamDecl(I)->getType().getUnqualifiedType();
     C << " " << (T->isVariablyModifiedType() ? "void *" + PNames[I] : decl(T, PNames[I])) << ";";
   }
-  if (FD->getNumParams() == 0)
+  // A non-void task delivers its result (NonVoid.h): where, and how (nanort_op).
+  QualType RetU = Ret.getUnqualifiedType();
+  std::string Slot = CPP ? "std::optional<" + decl(RetU, "") + ">" : std::string();
+  if (NonVoid)
+    C << " " << decl(Ctx.getPointerType(RetU), "nanort_dst") << ";"
+      << (CPP ? " void *nanort_slot;" : "") << " int nanort_op;";
+  else if (FD->getNumParams() == 0)
     C << " char nanort_unused;";
   C << RedMembers << " };\n";
   if (CPP)
     C << "static void nanort_destroy_" << Id << "(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n";
+  std::string Store, Into;
+  if (NonVoid) {
+    UsesOptional |= CPP;
+    Store = "nanort_store_" + Id;
+    auto Plan = ResultPlans.find(FD->getCanonicalDecl());
+    Into = Plan != ResultPlans.end() ? Plan->second.Into : "nanort_into_" + Id;
+    C << "static void " << Store << "(" << ArgsType << " *nanort_a, " << decl(RetU, "nanort_v")
+      << ") {\n  switch (nanort_a->nanort_op) {\n";
+    if (CPP)
+      C << "  case " << (unsigned)ResultWait << ": static_cast<" << Slot
+        << " *>(nanort_a->nanort_slot)->emplace(std::move(nanort_v)); break;\n";
+    else
+      C << "  case " << (unsigned)ResultWait << ":\n";
+    std::set<int> Ops;
+    if (Plan != ResultPlans.end())
+      Ops = Plan->second.Ops;
+    if (!CPP)
+      Ops.insert(ResultAssign);
+    for (int Op : Ops)
+      if (Op >= ResultAssign)
+        C << "  case " << (unsigned)Op << ": *nanort_a->nanort_dst " << resultOperator(Op)
+          << (CPP ? " std::move(nanort_v)" : " nanort_v") << "; break;\n";
+    C << "  default: (void)nanort_v; break;\n  }\n}\n";
+  }
 
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
@@ -367,7 +428,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   ArgBlock Block{FD, ArgsType, PNames, Buffer, CallArgs};
   std::vector<std::string> Impls;
   Onready = Task.find(ClauseKind::Onready); // the task's own smp body only, not its versions'
-  bool Emitted = emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls);
+  bool Emitted = emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls, Store);
   Onready = nullptr;
   if (!Emitted)
     return;
@@ -396,8 +457,12 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     << ", " << Impl << ", " << (unsigned)Impls.size() << ", "
     << (CPP ? "nanort_destroy_" + Id : std::string("0")) << "};\n";
 
-  // The wrapper: same name and signature, creates the task.
-  C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
+  // The wrapper: same name and signature, creates the task. A non-void task's is made by
+  // Into, which the wrapper calls and then waits for the result.
+  if (NonVoid)
+    C << intoSignature(FD, Into, PNames) << " {\n";
+  else
+    C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n";
   if (AnyCuda)
     C << "nanort_need_cuda_program(\"" << Code::escape(Label) << "\", "
       << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ");\n";
@@ -407,19 +472,38 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << PNames[I];
+    if (NonVoid)
+      C << (PNames.empty() ? "" : ", ") << "nanort_dst, nanort_slot, nanort_op";
     C << "};\n";
   } else {
     C << ArgsType << " nanort_init = {";
     for (unsigned I = 0; I < PNames.size(); ++I)
       C << (I ? ", " : "") << PNames[I];
-    if (PNames.empty())
+    if (NonVoid)
+      C << (PNames.empty() ? "" : ", ") << "nanort_dst, nanort_op";
+    else if (PNames.empty())
       C << "0";
     C << "};\n__builtin_memcpy(nanort_task_args(nanort_t), &nanort_init, sizeof nanort_init);\n";
   }
+  if (NonVoid)
+    C << "if (nanort_op >= " << (unsigned)ResultAssign
+      << ") nanort_check(nanort_task_access(nanort_t, nanort_dst, sizeof *nanort_dst, nanort_op "
+         "== "
+      << (unsigned)ResultAssign
+      << " ? NANORT_OUT : NANORT_INOUT), \"nanort_task_access\");\n";
   Red.ArgsAt = "((" + ArgsType + " *)nanort_task_args(nanort_t))";
   emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename, &Red);
-  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n"
-    << (ExternC ? "}\n" : "");
+  C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
+  if (NonVoid) {
+    C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n"
+      << (CPP ? Slot : decl(RetU, "")) << " nanort_r;\n"
+      << Into << (CPP ? "(nullptr, &nanort_r, " : "(&nanort_r, ") << (unsigned)ResultWait;
+    for (const std::string &P : PNames)
+      C << ", " << (CPP ? "static_cast<decltype(" + P + ") &&>(" + P + ")" : P);
+    C << ");\nnanort_check(nanort_taskwait(), \"taskwait\");\nreturn "
+      << (CPP ? "std::move(*nanort_r)" : "nanort_r") << ";\n}\n";
+  }
+  C << (ExternC ? "}\n" : "");
   }
 
   // Where the generated code goes: after the kernel or the user's definition.
@@ -458,7 +542,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       if (Semi.isInvalid())
         return Fail(DiagId::MemberDeclarationEnd, {Name});
       RW.InsertTextAfter(Semi, std::string(" ") + (Method->isStatic() ? "static " : "") +
-                                   "void " + Body + "(" + Params + ")" + Qualifiers + ";");
+                                   Returning(Body + "(" + Params + ")") + Qualifiers + ";");
     }
     RW.ReplaceText(Def->getLocation(), Name.size(), Body);
     At = afterToken(SM.getExpansionRange(Def->getEndLoc()).getEnd());

@@ -4,8 +4,8 @@
 // for what they do: Association.cpp (what each pragma applies to, where generated code goes),
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
 // Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
-// inline tasks, taskwait, critical and atomic) and FunctionTasks.cpp (function and kernel
-// tasks).
+// inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
+// tasks) and NonVoid.cpp (the calls of function tasks that return a value).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
@@ -13,6 +13,7 @@
 
 #include "Code.h"
 #include "Lowering.h"
+#include "NonVoid.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -130,6 +131,7 @@ private:
   void collect();
   std::vector<Work> associate();
   void collectRefs();
+  void answerInFinal();
 
   ASTContext &Ctx;
   SourceManager &SM;
@@ -247,7 +249,7 @@ private:
   };
   bool emitImplementations(Code &C, const ArgBlock &Args, const Devices &Dev, bool SingleSource,
                            const std::string &Suffix, const std::string &SmpCall,
-                           std::vector<std::string> &Impls);
+                           std::vector<std::string> &Impls, const std::string &Store = "");
   SourceLocation addSourceKernel(const Pragma &Task);
   std::vector<FunctionRef> Refs; // the uses of function tasks by their names
   struct Placement {
@@ -263,6 +265,29 @@ private:
   void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
                          SourceLocation &PreludeAt);
+  // Non-void function tasks (NonVoid.h): the function that makes the task and delivers its
+  // result, and the result codes its calls use, by canonical declaration.
+  struct ResultPlan {
+    std::string Into;
+    std::set<int> Ops;
+    SourceLocation From; // Into is declared here
+  };
+  std::map<const FunctionDecl *, ResultPlan> ResultPlans;
+  std::set<const CallExpr *> ResultCalls;    // calls rewritten to call an Into function
+  std::vector<SourceLocation> ResultPreludes; // functions whose statements wait for results
+  bool UsesOptional = false; // C++: a wrapper waits for a result in a std::optional
+  std::string intoSignature(const FunctionDecl *FD, const std::string &Into,
+                            const std::vector<std::string> &PNames) const;
+  void planResultUses(const Pragma *Target, FunctionDecl *FD);
+  // Statements that call non-void tasks several times (after planResultUses).
+  void planJointCalls(const std::vector<SourceRange> &Outside);
+  // C: a prototype, or 'f()' in a definition (no parameters), in every declaration.
+  static bool noArguments(const FunctionDecl *FD) {
+    if (FD->hasWrittenPrototype())
+      return true;
+    const FunctionDecl *Def = FD->getDefinition();
+    return Def && Def->getNumParams() == 0 && FD->getNumParams() == 0;
+  }
 
   // Versions (implements): functions that are other implementations of a function task.
   struct FunctionTask {

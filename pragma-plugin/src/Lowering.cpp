@@ -37,6 +37,38 @@ std::string kernelKeywordDefines() {
 
 namespace lowering {
 
+namespace {
+// Calls of omp_in_final() in the main file, written there (not through a macro).
+class InFinalCalls : public RecursiveASTVisitor<InFinalCalls> {
+public:
+  InFinalCalls(const SourceManager &SM, std::vector<SourceLocation> &Found)
+      : SM(SM), Found(Found) {}
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *F = E->getDirectCallee();
+    if (!F || E->getNumArgs() != 0 || !F->getIdentifier() || F->getName() != "omp_in_final")
+      return true;
+    SourceLocation L = E->getCallee()->IgnoreParenImpCasts()->getExprLoc();
+    if (L.isFileID() && SM.isInMainFile(L))
+      Found.push_back(L);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<SourceLocation> &Found;
+};
+} // namespace
+
+// omp_in_final() is the runtime's answer (nanort_in_final, declared by the compatibility
+// header of every lowered source), also where the program defines a function of that name,
+// which OpenMP reserves: OmpSs compilers fold it to 1 in the code of final tasks.
+void Lowerer::answerInFinal() {
+  std::vector<SourceLocation> Calls;
+  InFinalCalls(SM, Calls).TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (SourceLocation L : Calls)
+    RW.ReplaceText(L, StringRef("omp_in_final").size(), "nanort_in_final");
+}
+
 bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
                   std::map<std::string, std::string> &Headers) {
   collect();
@@ -52,6 +84,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     if (SM.getPresumedLineNumber(P.Begin) != SM.getPresumedLineNumber(P.End))
       RW.InsertTextAfter(P.End, Code::marker(SM, P.End));
   }
+
+  answerInFinal();
 
   // One task pragma per function, reported at the second one.
   for (Work &W : Works)
@@ -83,6 +117,20 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version &&
         isHeaderKernel(*W.P, W.Target, W.C->FD))
       nameHeaderKernel(W.C->FD);
+  // Non-void function tasks: the calls that need not wait for the result are rewritten before
+  // any construct is lowered, so that the statements that inline tasks copy hold them; then
+  // the statements that call them several times (NonVoid.h), those of inline tasks, critical
+  // and atomic constructs excepted.
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version)
+      planResultUses(W.Target, W.C->FD);
+  if (!ResultPlans.empty()) {
+    std::vector<SourceRange> Outside;
+    for (const Work &W : Works)
+      if (W.C && !W.C->FD)
+        Outside.push_back(SourceRange(W.C->Begin, W.C->End));
+    planJointCalls(Outside);
+  }
 
   for (Work &W : Works)
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
@@ -156,6 +204,9 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   if (Diags.hasErrors())
     return false;
 
+  for (SourceLocation Top : ResultPreludes)
+    if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
+      PreludeAt = Top;
   if (PreludeAt.isValid())
     RW.InsertTextBefore(PreludeAt, prelude() + Code::marker(SM, PreludeAt));
 

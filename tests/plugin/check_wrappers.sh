@@ -287,6 +287,10 @@ rm -rf \"\$tmp\""
     run_command 0 "$W/nanocc" --show --variable=copy_deps_by_default:0 -c function_tasks.c
     expect_stdout "$c -fplugin-arg-nanort-no-copy-deps $inc_c -c function_tasks.c"
     expect_stderr ""
+    # Mercurium's switch for function tasks that return a value: always on here, silently.
+    run_command 0 "$W/nanocc" --show --variable=enable_nonvoid_function_tasks:1 -c function_tasks.c
+    expect_stdout "$c $inc_c -c function_tasks.c"
+    expect_stderr ""
     run_command 0 "$W/nanocc" --show --no-copy-deps --copy-deps -c function_tasks.c
     expect_stdout "$c $inc_c -c function_tasks.c"
     if [ -n "$HOST_CC_OTHER" ]; then

@@ -22,8 +22,8 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c sections.c reductions.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp)
+             single_source.c cuda.c versions.c sections.c nonvoid.c reductions.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -203,6 +203,9 @@ nanort_plugin_program(multideps_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -W
                       ${p}/multideps.cpp)
 nanort_plugin_program(device_clauses_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/device_clauses.c)
+# omp_in_final() is the runtime's answer also where the program defines a stub of that name
+# for builds without OpenMP (true in final tasks, as OmpSs compilers make it).
+nanort_plugin_program(in_final_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/in_final.c)
 # C inline tasks that call the function they are in (a recursive fib); C++: a class template
 # with a task member function first in the file, a function template task, a task whose first
 # caller has an attribute on the line before it (issue 19).
@@ -210,6 +213,14 @@ nanort_plugin_program(recursive_inline_c nanocc "NANORT_CPU_WORKERS=2" -Wall -We
                       ${p}/recursive_inline.c)
 nanort_plugin_program(template_first_cxx nanocxx "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/template_first.cpp)
+# Function tasks that return a value (issue 19): recursion, results into variables, array
+# elements and containers read after a taskwait, accumulations, results inside expressions,
+# initializers, conditional expressions and arguments of other tasks; C++ class results,
+# member functions and templates. Compared with the same computations without tasks.
+nanort_plugin_program(nonvoid_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/nonvoid_tasks.c)
+nanort_plugin_program(nonvoid_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/nonvoid_tasks.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall

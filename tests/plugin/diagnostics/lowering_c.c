@@ -1,10 +1,6 @@
 // Errors found when lowering tasks in C.
 #include <stddef.h>
 
-// expected-error@+1 {{function task 'value' must return void}}
-#pragma omp task
-int value(void) { return 1; }
-
 // expected-error@+1 {{function task 'vararg' cannot be variadic}}
 #pragma omp task
 void vararg(int n, ...) { (void)n; }

@@ -1,8 +1,13 @@
 // More errors found when lowering.
 
+// 'f()' in a definition takes no arguments (C before C23).
+#pragma omp task
+void no_arguments() {}
+
 // expected-error@+1 {{function task 'kr' needs a prototype}}
 #pragma omp task
-void kr() {}
+void kr(); // expected-warning {{a function declaration without a prototype is deprecated in all versions of C and is treated as a zero-parameter prototype in C23, conflicting with a subsequent definition}}
+void kr(a) int a; { (void)a; } // expected-warning {{a function definition without a prototype is deprecated in all versions of C and is not supported in C23}}
 
 #define NAME named
 // expected-error@+1 {{the name of function task 'named' comes from a macro}}
