@@ -33,6 +33,16 @@ void add_up(const int *data, int n, long &total) {
     total += data[i];
 }
 
+// A member function task: its argument block is a local class.
+struct Adder {
+  int scale = 1;
+  #pragma oss task reduction(+: [1]total) in([n]data)
+  void add(const int *data, int n, long *total) const {
+    for (int i = 0; i < n; ++i)
+      *total += scale * data[i];
+  }
+};
+
 struct Range {
   int lo = INT_MAX, hi = INT_MIN;
   void merge(const Range &o) {
@@ -84,6 +94,14 @@ int main() {
     add_up(v.data() + c, 1000, by_ref);
   #pragma oss taskwait
   check(by_ref == s_sum + 7, "function task through a reference", by_ref, s_sum + 7);
+
+  Adder adder;
+  adder.scale = 2;
+  long twice = 0;
+  for (int c = 0; c < n; c += 1000)
+    adder.add(v.data() + c, 1000, &twice);
+  #pragma oss taskwait
+  check(twice == 2 * s_sum, "member function task", twice, 2 * s_sum);
 
   std::vector<long> hist(10, 0);
   long *h = hist.data();
