@@ -259,9 +259,21 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   FunctionDecl *Fn = Cand.Enclosing;
   if (Cand.InLambda || !Fn)
     return report(DiagId::InlineTaskInLambda, Task.DirLoc);
-  if (isa<DeclStmt>(S))
+  if (isa<DeclStmt>(S) && Task.Dir->Kind == DirectiveKind::Task)
     return report(DiagId::TaskOnDeclaration, Task.DirLoc);
-  {
+  // A taskloop: each chunk is an inline task whose body is the loop's body.
+  Stmt *Scan = S;
+  if (Task.Dir->Kind == DirectiveKind::Taskloop) {
+    TaskloopLoop Loop;
+    if (!analyzeTaskloop(Ctx, Task, S, Diags, Loop))
+      return;
+    Scan = const_cast<Stmt *>(Loop.For->getBody());
+    Candidate Body;
+    Body.Begin = SM.getExpansionLoc(Scan->getBeginLoc());
+    Body.End = SM.getExpansionRange(Scan->getEndLoc()).getEnd();
+    statementRange(Body, Plan.BodyBegin, Plan.BodyEnd);
+    Plan.Loop = Loop;
+  } else {
     JumpFinder JF;
     JF.TraverseStmt(S);
     if (JF.Found)
@@ -284,7 +296,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
       Nested.push_back(&P);
   if (!CPP)
     for (const Pragma *P : Nested) {
-      if (!P->Dir || P->Dir->Kind != DirectiveKind::Task)
+      if (!P->Dir ||
+          (P->Dir->Kind != DirectiveKind::Task && P->Dir->Kind != DirectiveKind::Taskloop))
         continue;
       const Candidate *In = following(*P);
       if (!In || In->FD)
@@ -296,27 +309,32 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
     }
 
   UseFinder UF(SM, SourceRange(Begin, End));
-  UF.TraverseStmt(S);
+  UF.TraverseStmt(Scan);
   // Variables that only nested pragmas name (C++), or the task's own onready expression (which
-  // runs in the task): the nearest earlier declaration.
+  // runs in the task): the nearest earlier declaration. A name declared in the task's
+  // statement before a nested pragma is that pragma's own (a taskloop's variable, a local of
+  // the body), not a capture.
   std::vector<std::string> OnreadyIds;
   if (const Clause *On = Task.find(ClauseKind::Onready))
     for (const Tok &K : On->Args[0])
       if (K.Kind == tok::identifier)
         OnreadyIds.push_back(K.Text);
-  std::vector<const std::vector<std::string> *> Named;
+  std::vector<std::pair<const std::vector<std::string> *, SourceLocation>> Named;
   for (const Pragma *P : Nested)
-    Named.push_back(&P->Identifiers);
-  Named.push_back(&OnreadyIds);
-  for (const std::vector<std::string> *Ids : Named)
+    Named.push_back({&P->Identifiers, P->Begin});
+  Named.push_back({&OnreadyIds, Begin});
+  for (const auto &[Ids, Upto] : Named)
     for (const std::string &Id : *Ids) {
       VarDecl *Found = nullptr;
+      bool Inside = false;
       for (VarDecl *V : Vars) {
         if (V->getName() != Id || !Fn->getBody())
           continue;
         SourceLocation DL = SM.getExpansionLoc(V->getLocation());
-        if (!SM.isBeforeInTranslationUnit(DL, Begin))
+        if (!SM.isBeforeInTranslationUnit(DL, Begin)) {
+          Inside |= SM.isBeforeInTranslationUnit(DL, Upto);
           continue;
+        }
         if (V->getDeclContext() != Fn && !Fn->Encloses(V->getDeclContext()) &&
             !isa<ParmVarDecl>(V))
           continue;
@@ -325,11 +343,13 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
         if (!Found || SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Found->getLocation()), DL))
           Found = V;
       }
-      if (Found && !UF.Uses.count(Found)) {
+      if (Found && !Inside && !UF.Uses.count(Found)) {
         UF.Order.push_back(Found);
         UF.Uses[Found];
       }
     }
+  if (Plan.Loop) // private in every chunk: the chunk's body declares it
+    llvm::erase(UF.Order, const_cast<VarDecl *>(Plan.Loop->Var));
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
   std::set<std::string> Shared, Private, First, Inprivate;
@@ -353,7 +373,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   bool OK = true;
   for (VarDecl *V : UF.Order) {
     std::string N = V->getName().str();
-    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V]};
+    Capture Cap{V, Sharing::Firstprivate, UF.Uses[V], std::nullopt};
     std::optional<Sharing> FromDeps;
     if (Private.count(N))
       Cap.How = Sharing::Private;
@@ -375,15 +395,31 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
       continue;
     }
     QualType T = V->getType();
-    if (T->isVariablyModifiedType()) {
-      report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
-      OK = false;
-      continue;
+    if (T.getCanonicalType()->isVariablyModifiedType()) { // (also under 'auto')
+      Cap.VM = splitVariablyModified(Ctx, T.getNonReferenceType());
+      if (!Cap.VM) {
+        report(DiagId::VariablyModifiedCapture, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      if (Cap.How == Sharing::Inprivate) {
+        report(DiagId::InprivateVariablyModified, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
+      // C++: the body's copy is made of bytes (the elements' copy constructors do not run).
+      if (CPP && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate &&
+          !Cap.VM->Elem.isTriviallyCopyableType(Ctx)) {
+        report(DiagId::FirstprivateArray, Task.DirLoc, {N});
+        OK = false;
+        continue;
+      }
     }
     if (!CPP) // C++ spells the captured types with decltype, inside the function
-      OK &= checkLocalType(T.getNonReferenceType(), Task.DirLoc, N);
-    if (Cap.How == Sharing::Private && (T->isReferenceType() || T.isConstQualified())) {
-      report(DiagId::PrivateReference, Task.DirLoc, {N});
+      OK &= checkLocalType(Cap.VM ? Cap.VM->Elem : T.getNonReferenceType(), Task.DirLoc, N);
+    // A reference's task gets an object of the referenced type (OpenMP 4.5 and later).
+    if (Cap.How == Sharing::Private && T.getNonReferenceType().isConstQualified()) {
+      report(DiagId::PrivateConst, Task.DirLoc, {N});
       OK = false;
     }
     if (CPP && (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) &&
@@ -436,10 +472,11 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
   if (!CPP)
     for (const Capture &Cap : Caps) {
-      if (Cap.How != Sharing::Shared)
+      if (Cap.How != Sharing::Shared && !Cap.viewed())
         continue;
       std::string Name = Cap.Var->getName().str();
-      Plan.Views[Name] = "(*nanort_a->" + Name + ")";
+      std::string View = Cap.VM ? "(*nanort_s_" + Name + ")" : "(*nanort_a->" + Name + ")";
+      Plan.Views[Name] = View;
       std::set<unsigned> Done; // a macro argument may expand to several uses
       for (SourceLocation L : Cap.Uses) {
         SourceLocation Spelled = SM.getExpansionLoc(L);
@@ -460,7 +497,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
         }
         if (!Done.insert(L.getRawEncoding()).second)
           continue;
-        RW.ReplaceText(L, Name.size(), "(*nanort_a->" + Name + ")");
+        RW.ReplaceText(L, Name.size(), View);
       }
     }
   if (!OK)
@@ -470,7 +507,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   // a captured pointer (explicit 'this', and the implicit one of member accesses).
   if (auto *M = dyn_cast<CXXMethodDecl>(Fn); M && M->isInstance()) {
     ThisFinder TF;
-    TF.TraverseStmt(S);
+    TF.TraverseStmt(Scan);
     if (TF.Lambda)
       return report(DiagId::LambdaCapturesThis, TF.Lambda->getBeginLoc());
     for (CXXThisExpr *E : TF.Uses) {

@@ -139,7 +139,36 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
       Fail(sectionStartMessage(I, D.Sections.size(), Kind, BaseText, "%lld", "", ""),
            "nanort_start" + K);
   }
-  if (!D.Shape.empty()) {
+  if (!D.Shape.empty() && !D.Sections.empty()) {
+    // ([n][m]x)[a;k][b;l]: x's elements indexed by the shape, without a cast to a pointer to
+    // rows (their length may be known at run time only, and C++ has no such types). Row K of
+    // the shape holds nanort_elemsK elements, the product of the dimensions after K.
+    C << Auto << "nanort_x = "; Base(); C << ";\n";
+    for (size_t I = 0; I < D.Shape.size(); ++I) {
+      std::string K = std::to_string(I);
+      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
+      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
+        continue;
+      C << "if (nanort_dim" << K << " < 0) ";
+      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
+    }
+    for (size_t I = 0; I < D.Sections.size(); ++I) {
+      C << "size_t nanort_elems" << (unsigned)I << " = 1";
+      for (size_t J = I + 1; J < D.Shape.size(); ++J)
+        C << " * (size_t)nanort_dim" << (unsigned)J;
+      C << ";\n";
+    }
+    C << Auto << "nanort_p = nanort_x + nanort_lo0 * (long long)nanort_elems0";
+    if (D.Sections.size() == 2)
+      C << " + nanort_lo1 * (long long)nanort_elems1";
+    C << ";\n";
+    if (D.Sections.size() == 1)
+      C << "size_t nanort_size = (size_t)nanort_len0 * nanort_elems0 * sizeof(*nanort_p);\n";
+    else
+      C << "size_t nanort_rows = (size_t)nanort_len0;\n"
+        << "size_t nanort_row_bytes = (size_t)nanort_len1 * nanort_elems1 * sizeof(*nanort_p);\n"
+        << "size_t nanort_stride = nanort_elems0 * sizeof(*nanort_p);\n";
+  } else if (!D.Shape.empty()) {
     C << Auto << "nanort_p = "; Base(); C << ";\n";
     for (size_t I = 0; I < D.Shape.size(); ++I) {
       std::string K = std::to_string(I);
@@ -245,6 +274,40 @@ void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, boo
   closeIterators(C, Scope);
 }
 
+// A dependence of a chunk that names the loop variable: the item for each iteration of the
+// chunk, the variable bound to the iteration's value; successive items that touch or overlap
+// are merged into one access (2-D items are registered one by one).
+void emitTaskloopAccess(Code &C, const DepItem &D, const std::string &Type,
+                        const std::string &Var, bool CPP, const ItemChecks &Check) {
+  const char *Mode = modeName(D.Mode);
+  const std::map<std::string, std::string> *Saved = C.Subst;
+  std::map<std::string, std::string> Own;
+  if (Saved && Saved->count(Var)) { // the iteration's own variable, not the enclosing task's
+    Own = *Saved;
+    Own.erase(Var);
+    C.Subst = &Own;
+  }
+  C << "{ __UINTPTR_TYPE__ nanort_tl_lo = 0, nanort_tl_hi = 0; unsigned long long nanort_tl_j;\n"
+       "for (nanort_tl_j = 0; nanort_tl_j < nanort_tl_ccount; ++nanort_tl_j) {\n"
+    << Type << " " << Var << " = (" << Type
+    << ")((unsigned long long)nanort_tl_lb + (nanort_tl_cfirst + nanort_tl_j) * "
+       "nanort_tl_step);\n";
+  IteratorScope Iterators; // a multidependence: its items for each iteration
+  openIterators(C, D, Check, Iterators);
+  C << "{ ";
+  emitItem(C, D, CPP, Check);
+  if (D.Sections.size() == 2)
+    C << "nanort_check(nanort_task_access_2d(nanort_t, (const void *)nanort_p, "
+         "nanort_row_bytes, nanort_rows, nanort_stride, "
+      << Mode << "), \"nanort_task_access_2d\"); }\n";
+  else
+    C << "nanort_tl_add(nanort_t, &nanort_tl_lo, &nanort_tl_hi, (const void *)nanort_p, "
+         "nanort_size, "
+      << Mode << "); }\n";
+  closeIterators(C, Iterators);
+  C << "}\nnanort_tl_access(nanort_t, nanort_tl_lo, nanort_tl_hi, " << Mode << "); }\n";
+  C.Subst = Saved;
+}
 
 } // namespace
 
@@ -338,6 +401,8 @@ std::string Lowerer::prelude() const {
            "    : std::is_same<T, double>::value ? NANORT_TYPE_DOUBLE\n"
            "    : std::is_same<T, long double>::value ? NANORT_TYPE_LONG_DOUBLE : 0;\n}\n";
   }
+  if (UsesTaskloop)
+    S += taskloopPrelude();
   S += FileModuleDefs;
   if (UsesCuda) {
     // The program's CUDA fatbin, which nanocc / nanocxx / nanort_annotate embed from the .cu
@@ -375,6 +440,7 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
                               ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                               const Pragma *LaunchFrom,
                               const std::map<std::string, std::string> *Rename,
+                              const TaskloopLoop *Loop,
                               const Reductions *Red) {
   ItemChecks Check{"nanort: " + std::string(fileName(Task.Begin)) + ":" +
                        std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
@@ -390,7 +456,12 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Depend:
     case ClauseKind::Inprivate:
       for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
+        if (Loop && namesTaskloopVariable(D, Loop->Var->getName()))
+          emitTaskloopAccess(
+              C, D, decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""),
+              Loop->Var->getName().str(), CPP, Check);
+        else
+          emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
     case ClauseKind::Reduction:
     case ClauseKind::WeakReduction:
@@ -672,6 +743,18 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   std::string Args = "nanort_args_" + Id;
   std::string ArgsType = CPP ? Args : "struct " + Args;
   std::string BodyText = RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
+  // A taskloop's chunk: the loop's body over the chunk's iterations, the loop variable private.
+  const TaskloopLoop *Loop = Plan.Loop ? &*Plan.Loop : nullptr;
+  if (Loop) {
+    Code B(SM);
+    B.at(Plan.BodyBegin);
+    std::string Var = Loop->Var->getName().str();
+    BodyText = taskloopChunkBody(
+        decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""), Var,
+        "nanort_a",
+        B.str() + RW.getRewrittenText(CharSourceRange::getCharRange(Plan.BodyBegin,
+                                                                    Plan.BodyEnd)));
+  }
 
   // Reductions: members for where each item starts, and the body's pointers to the variables
   // (or the pointers that the items go through) turned to the task's copies when it starts.
@@ -703,19 +786,49 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM) { // as in C: untyped, with the row lengths (a class has no VLA members)
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          L << " void *nanort_c_" << Name << ";";
+        else if (Cap.VM->isArray())
+          L << " std::size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          L << " std::size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;" << RedMembers
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers
       << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
       << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n"
-      << ToCopies;    if (!Plan.ThisType.isNull())
+      << ToCopies;
+    if (!Plan.ThisType.isNull())
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        // Declared with 'auto': clang's C++ takes two spellings of a variable-length type as
+        // different types, so the cast's type is the variable's.
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        std::string Ptr = vmDeclaration(*Cap.VM, "", Lengths, 1, Policy);
+        std::string Own = vmDeclaration(*Cap.VM, "", Lengths, 0, Policy);
+        // The user's declaration had the extension's warning already.
+        L << "    _Pragma(\"GCC diagnostic push\") _Pragma(\"GCC diagnostic ignored \\\"-Wvla\\\"\")\n";
+        if (Cap.How == Sharing::Shared)
+          L << "    auto &" << Name << " = *(" << Ptr << ")nanort_a->nanort_c_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          L << "    auto &" << Name << " = *(" << Ptr << ")((char *)nanort_v + nanort_a->nanort_o_"
+            << Name << ");\n";
+        else
+          L << "    auto " << Name << " = (" << Own << ")"
+            << (Cap.How == Sharing::Firstprivate ? "nanort_a->nanort_c_" + Name : "nullptr")
+            << ";\n";
+        L << "    _Pragma(\"GCC diagnostic pop\") (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private)
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n";
@@ -755,12 +868,19 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM) { // the variable's address or value untyped, or where its copy is
+        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+          F << " void *" << Name << ";";
+        else if (Cap.VM->isArray())
+          F << " size_t nanort_o_" << Name << ";";
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          F << " size_t nanort_d_" << Name << "_" << K << ";";
+      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
     }
-    F << " char nanort_unused;" << RedMembers << " };\n";
+    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers << " };\n";
     F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n" << ToCopies;
     // Private and firstprivate variables are locals of the same name (shared ones were
@@ -768,6 +888,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths;
+        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        if (Cap.How == Sharing::Shared)
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = nanort_a->" << Name << ";\n  (void)nanort_s_" << Name << ";\n";
+        else if (Cap.VM->isArray()) // its own copy, after the argument block
+          F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
+            << " = (void *)((char *)nanort_v + nanort_a->nanort_o_" << Name << ");\n  (void)nanort_s_"
+            << Name << ";\n";
+        else
+          F << "  " << vmDeclaration(*Cap.VM, Name, Lengths, 0, Policy)
+            << (Cap.How == Sharing::Firstprivate ? " = nanort_a->" + Name : std::string())
+            << ";\n  (void)" << Name << ";\n";
+        continue;
+      }
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
       } else if (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) {
@@ -809,22 +946,50 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   };
   if (Outer)
     C.Subst = &Outer->Views;
-  C << "{ " << L.str() << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
-    << ", sizeof(" << ArgsType << ")));\n";
+  if (Loop)
+    emitTaskloopHead(C, Task, *Loop);
+  // A firstprivate or private variable-length array gets its bytes after the block.
+  std::string ArgsSize = "sizeof(" + ArgsType + ")";
+  std::string Extra;
+  for (const Capture &Cap : Caps) {
+    if (!Cap.VM || Cap.How == Sharing::Shared || !Cap.VM->isArray())
+      continue;
+    std::string Name = Cap.Var->getName().str();
+    Extra += "size_t nanort_o_" + Name + " = (" + ArgsSize + " + 15) / 16 * 16;\n";
+    ArgsSize = "nanort_o_" + Name + " + sizeof " + View(Name);
+  }
+  C << "{ " << L.str() << Extra
+    << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site_" << Id
+    << ", " << ArgsSize << "));\n";
   if (CPP) {
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{";
     if (!Plan.ThisType.isNull())
       C << (Plan.Nested ? "nanort_self, " : "this, ");
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        if (Cap.How == Sharing::Shared)
+          C << "(void *)&" << Name << ", ";
+        else if (Cap.VM->isArray())
+          C << "nanort_o_" << Name << ", ";
+        else if (Cap.How == Sharing::Firstprivate)
+          C << "(void *)" << Name << ", ";
+        for (const std::string &Length : vmLengths(*Cap.VM, Name))
+          C << "(std::size_t)(" << Length << "), ";
+        continue;
+      }
       if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << "__builtin_addressof(" << Name << "), ";
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
     }
-    C << "0};\n";
+    C << (Loop ? "0, 0, 0, 0};\n" : "0};\n"); // a chunk's range is set below
     for (const Capture &Cap : Caps)
-      if (Cap.How == Sharing::Firstprivate &&
+      if (Cap.VM && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate) {
+        std::string Name = Cap.Var->getName().str();
+        C << "__builtin_memcpy((char *)nanort_task_args(nanort_t) + nanort_o_" << Name
+          << ", (const void *)&" << Name << ", sizeof " << Name << ");\n";
+      } else if (!Cap.VM && Cap.How == Sharing::Firstprivate &&
           Cap.Var->getType().getNonReferenceType()->isArrayType()) {
         std::string Name = Cap.Var->getName().str();
         C << "__builtin_memcpy((void *)&static_cast<" << Args
@@ -835,6 +1000,23 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     C << ArgsType << " *" << A << " = (" << ArgsType << " *)nanort_task_args(nanort_t);\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
+      if (Cap.VM) {
+        std::vector<std::string> Lengths = vmLengths(*Cap.VM, View(Name));
+        for (unsigned K = 0; K < Lengths.size(); ++K)
+          C << A << "->nanort_d_" << Name << "_" << K << " = " << Lengths[K] << ";\n";
+        if (Cap.How == Sharing::Shared)
+          C << A << "->" << Name << " = (void *)&" << View(Name) << ";\n";
+        else if (!Cap.VM->isArray()) {
+          if (Cap.How == Sharing::Firstprivate)
+            C << A << "->" << Name << " = (void *)" << View(Name) << ";\n";
+        } else {
+          C << A << "->nanort_o_" << Name << " = nanort_o_" << Name << ";\n";
+          if (Cap.How == Sharing::Firstprivate)
+            C << "__builtin_memcpy((char *)" << A << " + nanort_o_" << Name
+              << ", (const void *)&" << View(Name) << ", sizeof " << View(Name) << ");\n";
+        }
+        continue;
+      }
       if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
       else if (Cap.How == Sharing::Firstprivate)
@@ -848,6 +1030,19 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   std::vector<const VarDecl *> Scope;
   for (const Capture &Cap : Caps)
     Scope.push_back(Cap.Var);
+  if (Loop) {
+    // The chunk's iterations; in a taskloop with a group, the token that its wait names.
+    C << "{ " << (CPP ? Args + " *nanort_tl_a = static_cast<" + Args + " *>("
+                      : ArgsType + " *nanort_tl_a = (" + ArgsType + " *)(")
+      << "nanort_task_args(nanort_t));\n"
+      << "nanort_tl_a->nanort_tl_first = (unsigned long long)nanort_tl_lb + nanort_tl_cfirst * "
+         "nanort_tl_step;\n"
+      << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\n"
+      << "nanort_tl_a->nanort_tl_step = nanort_tl_step; }\n";
+    if (taskloopHasGroup(Task))
+      C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
+           "\"nanort_task_access\");\n";
+  }
   Reductions Red;
   Red.ArgsAt = CPP ? "static_cast<" + Args + " *>(nanort_task_args(nanort_t))" : A;
   for (size_t K = 0; K < Plan.Privatized.size(); ++K) {
@@ -859,9 +1054,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
                          Own ? (CPP ? "__builtin_addressof(" + V + ")" : "&" + V) : V,
                          (unsigned)K});
   }
-  emitTaskClauses(C, Task, LabelC ? "task '" + LabelC->Words[0] + "'" : "inline task", Scope,
-                  Target, nullptr, nullptr, &Red);
+  std::string Who = LabelC ? "task '" + LabelC->Words[0] + "'" : Loop ? "taskloop" : "inline task";
+  emitTaskClauses(C, Task, Who, Scope, Target, nullptr, nullptr, Loop, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
+  if (Loop)
+    emitTaskloopTail(C, Task);
   C.at(End);
   RW.RemoveText(CharSourceRange::getCharRange(Begin, End));
   RW.InsertTextAfter(Begin, C.str());
@@ -873,6 +1070,118 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   }
   if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(Top, PreludeAt))
     PreludeAt = Top;
+}
+
+// The tokens of the main file's text R, as Code::user takes them (identifiers as such).
+Toks Lowerer::sourceToks(SourceRange R) const {
+  Toks Out;
+  std::pair<FileID, unsigned> B = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(afterToken(R.getEnd()));
+  StringRef Buf = SM.getBufferData(B.first);
+  Lexer Raw(SM.getLocForStartOfFile(B.first), LO, Buf.begin(), Buf.begin() + B.second,
+            Buf.end());
+  Token T;
+  while (true) {
+    Raw.LexFromRawLexer(T);
+    if (T.is(tok::eof) || SM.getFileOffset(T.getLocation()) >= End)
+      break;
+    Out.push_back({T.is(tok::raw_identifier) ? tok::identifier : T.getKind(),
+                   Lexer::getSpelling(T, SM, LO), T.getLocation()});
+  }
+  return Out;
+}
+
+// An expression of a taskloop's loop header, evaluated where the taskloop is: C spells the
+// variables that an enclosing task shares through its views; C++ takes the text that an
+// enclosing task rewrote ('this' of a member function).
+void Lowerer::emitSource(Code &C, SourceRange R) const {
+  if (!CPP) {
+    C.user(sourceToks(R));
+    return;
+  }
+  C.at(R.getBegin());
+  C << RW.getRewrittenText(CharSourceRange::getTokenRange(R)) << "\n";
+}
+
+// Where a taskloop's tasks are created: the loop's start, bound and step, evaluated once; the
+// number of iterations; the number of chunks (grainsize, num_tasks, or 4 per CPU worker); then
+// a loop over the chunks, each made by the inline task's code that follows.
+void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop) {
+  UsesTaskloop = true;
+  std::string Where = printfText("nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                                 std::to_string(lineOf(Task.Begin)) + ": " + dirName(Task) +
+                                 ": ");
+  std::string Var = Loop.Var->getName().str();
+  QualType T = Loop.Var->getType().getNonReferenceType().getUnqualifiedType();
+  C << "{ ";
+  if (!Loop.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
+    auto View = C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
+    C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+  }
+  C << decl(T, "nanort_tl_lb") << " = (";
+  emitSource(C, Loop.Lower);
+  C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub = (";
+  emitSource(C, Loop.Upper);
+  C << ");\nunsigned long long nanort_tl_step = " << (Loop.StepNegated ? "0ULL - " : "")
+    << "(unsigned long long)(";
+  if (Loop.Step.isValid())
+    emitSource(C, Loop.Step);
+  else
+    C << "1";
+  C << ");\nunsigned long long nanort_tl_n = 0;\n";
+  const char *Op = Loop.Up ? (Loop.Inclusive ? "<=" : "<") : (Loop.Inclusive ? ">=" : ">");
+  C << "if (nanort_tl_lb " << Op << " nanort_tl_ub) {\n  if ((long long)nanort_tl_step "
+    << (Loop.Up ? "<= 0" : ">= 0") << ") nanort_tl_error("
+    << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
+                "' never reaches its bound\n")
+    << ", (long long)nanort_tl_step);\n  nanort_tl_n = ("
+    << (Loop.Up ? "(unsigned long long)nanort_tl_ub - (unsigned long long)nanort_tl_lb"
+                : "(unsigned long long)nanort_tl_lb - (unsigned long long)nanort_tl_ub")
+    << (Loop.Inclusive ? "" : " - 1") << ") / "
+    << (Loop.Up ? "nanort_tl_step" : "(0ULL - nanort_tl_step)") << " + 1;\n}\n";
+  C << "if (nanort_tl_n) {\nunsigned long long nanort_tl_tasks;\n";
+  auto Positive = [&](const Clause &Cl, const char *Name) {
+    C << "{ long long nanort_tl_v = (long long)(";
+    C.user(Cl.Args[0]);
+    C << ");\nif (nanort_tl_v <= 0) nanort_tl_error("
+      << cLiteral(Where + Name + "(" + printfText(spellTokens(Cl.Args[0])) +
+                  ") is %lld; it must be positive\n")
+      << ", nanort_tl_v);\n";
+  };
+  if (const Clause *G = Task.find(ClauseKind::Grainsize)) {
+    // OpenMP's grainsize: as many chunks as hold at least grainsize iterations each (fewer
+    // than twice as many), the iterations spread evenly.
+    Positive(*G, "grainsize");
+    C << "nanort_tl_tasks = nanort_tl_n / (unsigned long long)nanort_tl_v;\n"
+         "if (!nanort_tl_tasks) nanort_tl_tasks = 1; }\n";
+  } else if (const Clause *N = Task.find(ClauseKind::NumTasks)) {
+    Positive(*N, "num_tasks");
+    C << "nanort_tl_tasks = (unsigned long long)nanort_tl_v < nanort_tl_n ? (unsigned long "
+         "long)nanort_tl_v : nanort_tl_n; }\n";
+  } else {
+    C << "{ int nanort_tl_w = nanort_device_count(NANORT_DEVICE_SMP);\n"
+         "nanort_tl_tasks = 4ULL * (unsigned long long)(nanort_tl_w > 0 ? nanort_tl_w : 1);\n"
+         "if (nanort_tl_tasks > nanort_tl_n) nanort_tl_tasks = nanort_tl_n; }\n";
+  }
+  C << "unsigned long long nanort_tl_size = nanort_tl_n / nanort_tl_tasks, nanort_tl_extra = "
+       "nanort_tl_n % nanort_tl_tasks, nanort_tl_next = 0, nanort_tl_c;\n";
+  if (taskloopHasGroup(Task))
+    C << "char nanort_tl_token = 0;\n";
+  C << "for (nanort_tl_c = 0; nanort_tl_c < nanort_tl_tasks; ++nanort_tl_c) {\n"
+       "unsigned long long nanort_tl_cfirst = nanort_tl_next, nanort_tl_ccount = "
+       "nanort_tl_size + (nanort_tl_c < nanort_tl_extra ? 1 : 0);\n"
+       "nanort_tl_next += nanort_tl_ccount;\n";
+}
+
+// After the chunks: the implicit taskgroup of '#pragma omp taskloop' waits for the tasks that
+// accessed the token, every chunk, each complete with its descendants.
+void Lowerer::emitTaskloopTail(Code &C, const Pragma &Task) {
+  C << "\n}\n";
+  if (taskloopHasGroup(Task))
+    C << "{ const void *nanort_tl_addr = (const void *)&nanort_tl_token; size_t nanort_tl_len "
+         "= 1;\nnanort_check(nanort_taskwait_on(&nanort_tl_addr, &nanort_tl_len, 1), "
+         "\"taskloop\"); }\n";
+  C << "} }";
 }
 
 // C: the outlined body goes before its function, so a body that calls that function (a
@@ -936,10 +1245,25 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
       LHS = U->getSubExpr();
       Op = U->isIncrementOp() ? "+" : "-";
     }
+  } else if (auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+             OC && OC->isTypeDependent()) {
+    // In a template, x += v on a dependent type may be kept as an operator call.
+    OverloadedOperatorKind K = OC->getOperator();
+    if (K == OO_PlusPlus || K == OO_MinusMinus) {
+      LHS = OC->getArg(0);
+      Op = K == OO_PlusPlus ? "+" : "-";
+    } else if (OC->isAssignmentOp() && K != OO_Equal && OC->getNumArgs() == 2) {
+      LHS = OC->getArg(0);
+      RHS = OC->getArg(1);
+      Op = StringRef(getOperatorSpelling(K)).drop_back().str();
+    }
   }
   if (!LHS)
     return report(DiagId::AtomicForm, P.DirLoc, {P.Namespace});
-  if (!LHS->getType()->isScalarType())
+  // A type that depends on a template parameter is checked where the template is
+  // instantiated, by a static_assert in the lowered code.
+  bool Dependent = LHS->isTypeDependent();
+  if (!Dependent && !LHS->getType()->isScalarType())
     return report(DiagId::AtomicScalar, P.DirLoc);
   auto Txt = [&](Expr *X) {
     // The rewritten text: a C inline task around may have replaced shared variables.
@@ -952,7 +1276,11 @@ void Lowerer::lowerAtomic(const Pragma &P, const Candidate &C) {
   SourceLocation Semi = Lexer::findLocationAfterToken(C.End, tok::semi, SM, LO, false);
   if (Semi.isValid())
     End = Semi;
-  std::string Code = "{ __typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
+  std::string Code = "{ ";
+  if (Dependent)
+    Code += "static_assert(std::is_scalar<std::remove_reference_t<decltype(" + L +
+            ")>>::value, " + cLiteral(formatDiag(DiagId::AtomicScalar)) + "); ";
+  Code += "__typeof__(" + L + ") *nanort_p = &(" + L + "); __typeof__(" + L +
                      ") nanort_old, nanort_new; __atomic_load(nanort_p, &nanort_old, "
                      "__ATOMIC_RELAXED); do { nanort_new = nanort_old " + Op + " (" + R +
                      "); } while (!__atomic_compare_exchange(nanort_p, &nanort_old, "

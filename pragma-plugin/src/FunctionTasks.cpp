@@ -139,11 +139,20 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     return Fail(DiagId::TemplatedTask);
   if (FD->getQualifier() && !Method)
     return Fail(DiagId::QualifiedTask);
-  // C before C23: 'int f() { ... }' takes no arguments, as 'int f(void)' does (OmpSs
-  // programs write it so); a declaration without parameters whose definition has some is
-  // another matter.
-  if (!CPP && !noArguments(FD))
-    return Fail(DiagId::TaskWithoutPrototype, {Name});
+  // C before C23: 'void f()' declares f without saying its parameters. The definition says
+  // them: 'void f() { ... }' has none, 'void f(int *x) { ... }' after a 'void f();' with the
+  // pragma has x (and the clauses may name it).
+  if (!FD->hasWrittenPrototype() && !CPP) {
+    FunctionDecl *Def = FD->getDefinition();
+    if (Def && Def->hasWrittenPrototype())
+      FD = Def;
+    else if (Def && Def->param_empty())
+      ; // no parameters
+    else if (Def)
+      return Fail(DiagId::TaskOldStyleDefinition, {Name});
+    else if (FD->isReferenced())
+      return Fail(DiagId::TaskWithoutPrototype, {Name});
+  }
   if (!FD->getDeclName().isIdentifier())
     return Fail(DiagId::OperatorTask);
   for (const char *K : {"shared", "private", "firstprivate", "default"})
@@ -181,6 +190,9 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   bool HeaderKernel = isHeaderKernel(Task, Target, FD);
   if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
+  // A task that this file neither defines nor uses needs nothing here.
+  if (!Def && !Kernel && !FD->isReferenced())
+    return;
   if (!Def && !Kernel)
     return Fail(DiagId::TaskNotDefined, {Name});
   if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
@@ -371,7 +383,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << (PNames.empty() && !Instance ? "" : ", ") << "&nanort_r";
     C << "};\n";
     Red.ArgsAt = "static_cast<" + Args + " *>(nanort_task_args(nanort_t))";
-    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, nullptr, nullptr, &Red);
+    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, nullptr, nullptr, nullptr, &Red);
     C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n";
     if (NonVoid)
       C << "nanort_check(nanort_taskwait(), \"taskwait\");\nreturn std::move(*nanort_r);\n";
@@ -492,7 +504,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       << (unsigned)ResultAssign
       << " ? NANORT_OUT : NANORT_INOUT), \"nanort_task_access\");\n";
   Red.ArgsAt = "((" + ArgsType + " *)nanort_task_args(nanort_t))";
-  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename, &Red);
+  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename, nullptr, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
   if (NonVoid) {
     C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n"

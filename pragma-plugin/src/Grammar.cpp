@@ -13,6 +13,7 @@ static const DirectiveInfo Directives[] = {
     {"target", DirectiveKind::Target, OnTarget, false, false},
     {"critical", DirectiveKind::Critical, 0, false, true},
     {"atomic", DirectiveKind::Atomic, 0, false, false},
+    {"taskloop", DirectiveKind::Taskloop, OnTaskloop, false, false},
     // Accepted and dropped: 'simd' and 'declare simd' are vectorisation hints (their clauses
     // are not read), 'taskyield' lets a thread run other tasks, which changes no result.
     {"simd", DirectiveKind::Ignored, 0, true, false},
@@ -25,30 +26,31 @@ static constexpr AccessMode NoMode = AccessMode::In;
 
 static const ClauseInfo Clauses[] = {
     // Dependences.
-    {"in", ClauseKind::In, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::In, nullptr, nullptr},
-    {"input", ClauseKind::In, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::In, nullptr,
+    {"in", ClauseKind::In, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::In, nullptr,
      nullptr},
-    {"out", ClauseKind::Out, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Out, nullptr,
+    {"input", ClauseKind::In, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::In, nullptr,
      nullptr},
-    {"output", ClauseKind::Out, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Out, nullptr,
+    {"out", ClauseKind::Out, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Out, nullptr,
      nullptr},
-    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTask | OnTaskwait, AccessMode::Inout, nullptr,
+    {"output", ClauseKind::Out, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Out, nullptr,
      nullptr},
-    {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTask, AccessMode::Concurrent,
+    {"inout", ClauseKind::Inout, ArgKind::DepList, OnTasks | OnTaskwait, AccessMode::Inout, nullptr,
+     nullptr},
+    {"concurrent", ClauseKind::Concurrent, ArgKind::DepList, OnTasks, AccessMode::Concurrent,
      nullptr, nullptr},
-    {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTask, AccessMode::Commutative,
+    {"commutative", ClauseKind::Commutative, ArgKind::DepList, OnTasks, AccessMode::Commutative,
      nullptr, nullptr},
-    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTask | OnTaskwait, NoMode, nullptr,
+    {"depend", ClauseKind::Depend, ArgKind::DependList, OnTasks | OnTaskwait, NoMode, nullptr,
      nullptr},
     // Data sharing of inline tasks.
-    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
-    {"private", ClauseKind::Private, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
-    {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTask, NoMode, nullptr, nullptr},
+    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    {"private", ClauseKind::Private, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
     // OmpSs-1: an 'in' dependence on the variable, and a private copy made when the task
     // starts (after the dependence is satisfied), not when it is created.
     {"inprivate", ClauseKind::Inprivate, ArgKind::DepList, OnTask, AccessMode::In, nullptr,
      nullptr},
-    {"default", ClauseKind::Default, ArgKind::Keyword, OnTask, NoMode, "shared|firstprivate|none",
+    {"default", ClauseKind::Default, ArgKind::Keyword, OnTasks, NoMode, "shared|firstprivate|none",
      nullptr},
     // Reductions (Reduction.cpp).
     {"reduction", ClauseKind::Reduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
@@ -60,13 +62,13 @@ static const ClauseInfo Clauses[] = {
     {"task_reduction", ClauseKind::TaskReduction, ArgKind::ReductionList, OnTaskgroup, NoMode,
      nullptr, nullptr},
     // Task properties.
-    {"priority", ClauseKind::Priority, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
-    {"label", ClauseKind::Label, ArgKind::Name, OnTask, NoMode, nullptr, nullptr},
-    {"if", ClauseKind::If, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
-    {"final", ClauseKind::Final, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"priority", ClauseKind::Priority, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"label", ClauseKind::Label, ArgKind::Name, OnTasks, NoMode, nullptr, nullptr},
+    {"if", ClauseKind::If, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"final", ClauseKind::Final, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     // OmpSs-2: cost is evaluated and ignored (the C ABI has no cost hint; dmda measures times
     // instead); onready's expression runs when the task starts, before its body.
-    {"cost", ClauseKind::Cost, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
+    {"cost", ClauseKind::Cost, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     {"onready", ClauseKind::Onready, ArgKind::Expr, OnTask, NoMode, nullptr, nullptr},
     // taskwait.
     {"on", ClauseKind::On, ArgKind::DepList, OnTaskwait, AccessMode::Inout, nullptr, nullptr},
@@ -88,13 +90,18 @@ static const ClauseInfo Clauses[] = {
     {"file", ClauseKind::File, ArgKind::Path, OnTarget, NoMode, nullptr, nullptr},
     {"name", ClauseKind::Name, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
     {"implements", ClauseKind::Implements, ArgKind::Name, OnTarget, NoMode, nullptr, nullptr},
+    // taskloop.
+    {"grainsize", ClauseKind::Grainsize, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
+    {"num_tasks", ClauseKind::NumTasks, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
+    {"nogroup", ClauseKind::Nogroup, ArgKind::None, OnTaskloop, NoMode, nullptr, nullptr},
+    {"collapse", ClauseKind::Collapse, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
 };
 
 // OpenMP directives outside what nanort lowers: rejected by name, so that the message says
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskloop",     "flush",
+    "masked",     "barrier",    "flush",
     "ordered",    "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",

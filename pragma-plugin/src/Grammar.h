@@ -14,14 +14,17 @@ namespace nanort {
 
 // Ignored: hints that change no result (simd, declare simd) and taskyield: the pragma line
 // goes, nothing else.
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskgroup, Declare };
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop, Taskgroup, Declare };
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
   OnTask = 1u << 0,
   OnTaskwait = 1u << 1,
   OnTarget = 1u << 2,
-  OnTaskgroup = 1u << 3,
+  OnTaskloop = 1u << 3,
+  OnTaskgroup = 1u << 4,
+  // What an inline task and the tasks of a taskloop share.
+  OnTasks = OnTask | OnTaskloop,
 };
 
 enum class ArgKind {
@@ -45,6 +48,7 @@ enum class ClauseKind {
   On, Noflush,
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
+  Grainsize, NumTasks, Nogroup, Collapse,
   Reduction, WeakReduction, InReduction, TaskReduction,
 };
 
@@ -55,7 +59,7 @@ struct ClauseInfo {
   const char *Spelling;
   ClauseKind Kind;
   ArgKind Arg;
-  unsigned AllowedOn;     // OnTask | OnTaskwait | OnTarget
+  unsigned AllowedOn;     // OnTask | OnTaskwait | OnTarget | OnTaskloop
   AccessMode Mode;        // for dependence and copy clauses
   const char *Words;      // Keyword / KeywordList: the accepted words, '|'-separated
   const char *Unsupported; // non-null: recognised but not lowered yet; why

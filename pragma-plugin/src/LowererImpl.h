@@ -14,6 +14,8 @@
 #include "Code.h"
 #include "Lowering.h"
 #include "NonVoid.h"
+#include "Taskloop.h"
+#include "VariablyModified.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -104,6 +106,10 @@ struct Capture {
   VarDecl *Var;
   Sharing How;
   std::vector<SourceLocation> Uses; // DeclRefExpr locations inside the task body
+  std::optional<VMType> VM;         // a variably modified type (VariablyModified.h)
+  // C: the body names the variable through a pointer, (*nanort_s_x): a variable-length
+  // array, or a shared variable of a variably modified type.
+  bool viewed() const { return VM && (How == Sharing::Shared || VM->isArray()); }
 };
 
 class Lowerer {
@@ -322,6 +328,9 @@ private:
     bool Nested = false;       // inside another inline task (whose body names it nanort_self)
     std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
     std::vector<std::pair<const DepItem *, std::string>> Privatized; // reduction items, base var
+    // A taskloop: its loop; the chunk task's body is the loop's body (BodyBegin..BodyEnd).
+    std::optional<TaskloopLoop> Loop;
+    SourceLocation BodyBegin, BodyEnd;
   };
   std::map<const Pragma *, InlinePlan> Plans;
   // The innermost planned inline task whose statement holds L (other than Self).
@@ -397,7 +406,14 @@ private:
                        ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                        const Pragma *LaunchFrom = nullptr,
                        const std::map<std::string, std::string> *Rename = nullptr,
+                       const TaskloopLoop *Loop = nullptr,
                        const Reductions *Red = nullptr);
+  // Taskloops (Emission.cpp): the code around a chunk's inline task.
+  bool UsesTaskloop = false; // the prelude defines the taskloop helpers
+  Toks sourceToks(SourceRange R) const;
+  void emitSource(Code &C, SourceRange R) const;
+  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop);
+  void emitTaskloopTail(Code &C, const Pragma &Task);
   void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);
   std::string prelude() const;

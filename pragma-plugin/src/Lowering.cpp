@@ -133,7 +133,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
   }
 
   for (Work &W : Works)
-    if (W.P->Dir->Kind == DirectiveKind::Task && W.C && !W.C->FD)
+    if ((W.P->Dir->Kind == DirectiveKind::Task || W.P->Dir->Kind == DirectiveKind::Taskloop) &&
+        W.C && !W.C->FD)
       planInlineTask(*W.P, W.Target, *W.C, Plans[W.P]);
   for (auto &A : Plans)
     for (auto &B : Plans)
@@ -170,6 +171,10 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
         lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
       }
       break;
+    case DirectiveKind::Taskloop: // chunk tasks are inline tasks
+      if (Plans[W.P].OK)
+        lowerInlineTask(*W.P, W.Target, *W.C, Plans[W.P], PreludeAt);
+      break;
     case DirectiveKind::Critical:
       lowerCritical(*W.P, *W.C);
       break;
@@ -185,7 +190,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Ignored:
       break;
     }
-    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Declare) {
+    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Taskloop &&
+        W.P->Dir->Kind != DirectiveKind::Declare) {
       // Taskwait, critical and atomic need the helpers before their function.
       const Candidate *Around = nullptr;
       for (const Candidate &C : Candidates)

@@ -366,11 +366,25 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   if (T.front().Kind == tok::l_brace)
     return parseMultidependence(T, Mode, Clause, Depend, Out);
   size_t I = 0;
+  // A section of a shaped expression: ([n][m]x)[a;k]. The parentheses go, the sections apply
+  // to the shape's dimensions (the lowering indexes x by the shape, see emitItem).
+  Toks Sectioned; // T without those parentheses: [n][m]x[a;k]
+  size_t ParenClose = T.size();
+  if (T.size() > 1 && T[0].Kind == tok::l_paren && T[1].Kind == tok::l_square) {
+    ParenClose = matching(T, 0);
+    if (ParenClose + 1 < T.size() && T[ParenClose + 1].Kind == tok::l_square) {
+      Sectioned.assign(T.begin() + 1, T.begin() + ParenClose);
+      Sectioned.insert(Sectioned.end(), T.begin() + ParenClose + 1, T.end());
+    } else {
+      ParenClose = T.size();
+    }
+  }
+  const Toks &Item = Sectioned.empty() ? T : Sectioned;
   // Shaping: [n][m]x.
-  while (I < T.size() && T[I].Kind == tok::l_square) {
-    size_t Close = matching(T, I);
-    if (Close == T.size())
-      return fail(DiagId::ShapeUnclosed, T[I].Loc);
+  while (I < Item.size() && Item[I].Kind == tok::l_square) {
+    size_t Close = matching(Item, I);
+    if (Close == Item.size())
+      return fail(DiagId::ShapeUnclosed, Item[I].Loc);
     I = Close + 1;
   }
   const size_t ShapeEnd = I;
@@ -378,47 +392,47 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
   // inside parentheses or braces (x[f(a, b)]) is the user's own.
   {
     std::vector<size_t> Open;
-    for (size_t J = 0; J < T.size(); ++J) {
-      if (isOpen(T[J].Kind)) {
+    for (size_t J = 0; J < Item.size(); ++J) {
+      if (isOpen(Item[J].Kind)) {
         Open.push_back(J);
-      } else if (isClose(T[J].Kind)) {
+      } else if (isClose(Item[J].Kind)) {
         if (!Open.empty())
           Open.pop_back();
-      } else if (T[J].Kind == tok::comma && !Open.empty() &&
-                 T[Open.back()].Kind == tok::l_square) {
+      } else if (Item[J].Kind == tok::comma && !Open.empty() &&
+                 Item[Open.back()].Kind == tok::l_square) {
         if (Open.back() < ShapeEnd) {
-          Diags.report(DiagId::ShapeComma, T[J].Loc);
+          Diags.report(DiagId::ShapeComma, Item[J].Loc);
           if (!P.Operator)
-            Diags.reportFix(DiagId::ShapeCommaFix, T[J].Loc, {}, 1, "][");
+            Diags.reportFix(DiagId::ShapeCommaFix, Item[J].Loc, {}, 1, "][");
         } else if (Depend) {
-          Diags.report(DiagId::DependSubscriptComma, T[J].Loc);
+          Diags.report(DiagId::DependSubscriptComma, Item[J].Loc);
           if (!P.Operator)
-            Diags.reportFix(DiagId::DependSubscriptCommaFix, T[J].Loc, {}, 1, ":");
+            Diags.reportFix(DiagId::DependSubscriptCommaFix, Item[J].Loc, {}, 1, ":");
         } else {
-          Diags.report(DiagId::SubscriptComma, T[J].Loc);
+          Diags.report(DiagId::SubscriptComma, Item[J].Loc);
           if (!P.Operator) {
-            Diags.reportFix(DiagId::SubscriptCommaLengthFix, T[J].Loc, {}, 1, ";");
-            Diags.reportFix(DiagId::SubscriptCommaEndFix, T[J].Loc, {}, 1, ":");
+            Diags.reportFix(DiagId::SubscriptCommaLengthFix, Item[J].Loc, {}, 1, ";");
+            Diags.reportFix(DiagId::SubscriptCommaEndFix, Item[J].Loc, {}, 1, ":");
           }
         }
         return false;
       }
     }
   }
-  if (ShapeEnd == T.size())
-    return fail(DiagId::ShapeWithoutExpression, T.back().Loc);
+  if (ShapeEnd == Item.size())
+    return fail(DiagId::ShapeWithoutExpression, Item.back().Loc);
   for (I = 0; I < ShapeEnd;) {
-    size_t Close = matching(T, I);
-    Toks Dim(T.begin() + I + 1, T.begin() + Close);
+    size_t Close = matching(Item, I);
+    Toks Dim(Item.begin() + I + 1, Item.begin() + Close);
     if (Dim.empty())
-      return fail(DiagId::ShapeWithoutSize, T[I].Loc);
-    std::vector<size_t> Seps = separators(T, I, Close);
+      return fail(DiagId::ShapeWithoutSize, Item[I].Loc);
+    std::vector<size_t> Seps = separators(Item, I, Close);
     if (!Seps.empty())
-      return fail(DiagId::ShapeSeparator, T[Seps[0]].Loc, {T[Seps[0]].Text});
+      return fail(DiagId::ShapeSeparator, Item[Seps[0]].Loc, {Item[Seps[0]].Text});
     D.Shape.push_back(Dim);
     I = Close + 1;
   }
-  Toks Rest(T.begin() + I, T.end());
+  Toks Rest(Item.begin() + I, Item.end());
 
   // Trailing bracket groups: sections [a;n] / [a:b] or plain subscripts.
   struct Group {
@@ -480,8 +494,13 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
     }
     if (D.Sections.size() > 2)
       return fail(DiagId::SectionDimensions, Rest[Groups[First].Open].Loc);
-    if (!D.Shape.empty())
+    if (!D.Shape.empty() && Sectioned.empty())
       return fail(DiagId::SectionOfShape, Rest[Groups[First].Open].Loc);
+    if (!Sectioned.empty() && BaseEnd + (Item.size() - Rest.size()) != ParenClose - 1)
+      return fail(DiagId::SectionInsideShape, Rest[Groups[First].Open].Loc);
+    if (!Sectioned.empty() && D.Sections.size() > D.Shape.size())
+      return fail(DiagId::SectionBeyondShape, Rest[Groups[First + D.Shape.size()].Open].Loc,
+                  {std::to_string(D.Shape.size()), D.Shape.size() == 1 ? "" : "s"});
   }
   D.Base.assign(Rest.begin(), Rest.begin() + BaseEnd);
   if (D.Base.empty())
@@ -828,6 +847,14 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
   Parser Pa(P, Diags, Macros);
   bool OK = true;
   size_t I = 0;
+  // Combined taskloop forms: OmpSs-2's 'taskloop for', OpenMP's 'taskloop simd'.
+  if (P.Dir->Kind == DirectiveKind::Taskloop && I < T.size() &&
+      (T[I].Text == "for" || T[I].Text == "simd") &&
+      (I + 1 == T.size() || T[I + 1].Kind != tok::l_paren)) {
+    P.Combined = T[I].Text;
+    P.DirSpelling += " " + P.Combined;
+    ++I;
+  }
   const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
 
   if (P.Dir->OptionalName && I < T.size() && T[I].Kind == tok::l_paren) {

@@ -119,6 +119,9 @@ struct Pragma {
   clang::SourceLocation End;    // end of the line (the directive's eod)
   std::vector<Clause> Clauses;
   std::string CriticalName;
+  // taskloop: 'for' (OmpSs-2's taskloop for) or 'simd' (OpenMP's taskloop simd) after the
+  // directive's name; DirSpelling then holds both words.
+  std::string Combined;
   bool Valid = false;
   bool Operator = false;        // written _Pragma("..."): Begin..End is its text, or the
                                 // macro invocation that expands to it

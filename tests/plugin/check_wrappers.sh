@@ -69,6 +69,11 @@ OmpSs's mcc options, as Makefiles written for mcc use them:
   --instrument and Mercurium's own options (--variable=N:V, --profile=P, ...) are ignored,
   with a line on stderr that says why
 
+Defaults that follow mcc's gcc: in C, implicit function declarations and implicit int are
+warnings; nanocxx with a clang host compiler passes -fno-strict-return (a non-void function
+that runs off its end returns an unspecified value, as g++ -O0 does, instead of trapping;
+give -fstrict-return to have the trap).
+
 Input files besides sources and objects (kernels are embedded when linking):
   FILE.cl                  OpenCL C kernels: the .cl files given make one OpenCL program
   FILE.cu                  CUDA kernels: nvcc compiles the .cu files given, as one unit, into
@@ -113,7 +118,7 @@ link_flags="-L$LIBDIR -lnanort-omp -lnanort -Wl,-rpath,$LIBDIR -lm"
 inc="-I$INCLUDE -I$INCLUDE/nanort/omp"
 legacy_c="-Wno-error=implicit-function-declaration -Wno-error=implicit-int"
 inc_c="$inc -include nanort/ompss_compat.h $legacy_c"  # nanocc, lowered
-inc_cxx="$inc -include nanort/ompss_compat.h"          # nanocxx, lowered
+inc_cxx="$inc -include nanort/ompss_compat.h -fno-strict-return" # nanocxx (clang), lowered
 plain_c="$inc $legacy_c"                               # nanocc --no-openmp
 # With CUDA kernels (--cuda, .cu, .fatbin): CUDA's vector types from the toolkit next to nvcc,
 # or a line saying they are missing.
@@ -276,7 +281,7 @@ rm -rf \"\$tmp\""
       run_command 0 "$S/plain"
     fi
     run_command 1 "$W/nanocc" -c "$S/plain.c" -o "$S/plain.o"
-    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, target, critical, atomic, declare reduction)
+    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, target, critical, atomic, declare reduction)
     4 | #pragma omp parallel for reduction(+ : s)
       |             ^
 1 error generated."

@@ -22,8 +22,8 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c sections.c nonvoid.c reductions.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp)
+             single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c reductions.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -163,6 +163,37 @@ nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall 
 # Pointers named in dependences are firstprivate (issue 19): a stencil that swaps its grid
 # pointers after each step's tasks, compared with a plain loop; tasks created by functions that
 # return, structure and array-of-pointers bases, nested tasks, references, templates.
+# taskloop (issue 19): OpenMP's form with its implicit group, OmpSs-2's with dependences per
+# iteration, C++ (templates, members, lambdas); NANORT_CPU_WORKERS=2 fixes the default number of
+# chunks that taskloop.c checks (4 per worker).
+nanort_plugin_program(taskloop_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskloop.c)
+# Its run-time errors, from the binary that test built.
+set(taskloop_variants gcc)
+if(NOT NANORT_SANITIZE)
+  list(APPEND taskloop_variants clang)
+endif()
+foreach(variant ${taskloop_variants})
+  set_tests_properties(plugin.run.taskloop_c.${variant} PROPERTIES
+                       FIXTURES_SETUP plugin_taskloop_${variant})
+  foreach(entry "grainsize|'#pragma omp taskloop': grainsize(zero) is 0; it must be positive"
+                "step|'#pragma omp taskloop': the loop's step is -1: 'i' never reaches its bound")
+    string(FIND "${entry}" "|" bar)
+    string(SUBSTRING "${entry}" 0 ${bar} case)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${entry}" ${bar} -1 message)
+    set(test plugin.taskloop.${case}.${variant})
+    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "taskloop.c:" "${message}"
+                            REJECT "FAILED" "not stopped"
+                            COMMAND ${plugin_bin}/${variant}/taskloop_c)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKLOOP_ERROR=${case}"
+                         FIXTURES_REQUIRED plugin_taskloop_${variant})
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endforeach()
+nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/taskloop_oss.c)
+nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/taskloop.cpp)
 nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
@@ -179,6 +210,26 @@ nanort_plugin_program(reductions_c nanocc "NANORT_CPU_WORKERS=4" -Wall -Werror
 nanort_plugin_program(reductions_cxx nanocxx "NANORT_CPU_WORKERS=4" -std=c++17 -Wall -Werror
                       ${p}/reductions.cpp)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
+# Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
+# double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
+# array copied), private, and shared by a nested task; each compared with a sequential run.
+# Forms of older OmpSs programs (issue 19): C function tasks declared 'void f()', a task
+# declared but neither defined nor called, sections of shaped expressions ([n]p)[a:b] and
+# ([r][c]m)[a;k][b;l]; C++ private(c) of a reference, atomic on template-dependent types.
+nanort_plugin_program(legacy_forms_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall
+                      -Wno-deprecated-non-prototype ${p}/legacy_forms.c)
+nanort_plugin_program(legacy_forms_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/legacy_forms.cpp)
+# nanocxx passes -fno-strict-return to clang: int member functions that create tasks and run
+# off their end without 'return', as programs written for mcc over g++ have (clang would trap,
+# also without optimisation; g++ -O2 would take the path as unreachable: no -O here).
+nanort_plugin_program(no_return_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
+                      ${p}/no_return.cpp)
+nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror ${p}/vla.c)
+# The same in C++, where clang and g++ take VLAs as an extension (-Wno-vla: the program's own
+# declarations warn; the generated code does not add to them).
+nanort_plugin_program(vla_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror -Wno-vla
+                      ${p}/vla.cpp)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
@@ -514,6 +565,17 @@ add_test(NAME plugin.golden.capture.cpp
                  ${PROJECT_SOURCE_DIR}/include capture.cpp capture.cpp.expected
                  ${plugin_bin}/golden/capture.cpp
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.taskloop.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
+                 ${plugin_bin}/golden/taskloop.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
+# Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
+# block's untyped members and row lengths, the copy after the block, the body's declarations.
+add_test(NAME plugin.golden.vla.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include vla.c vla.c.expected ${plugin_bin}/golden/vla.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Issue 19's clauses: a multidependence's loop, taskwait with dependences, inprivate, copies.
 add_test(NAME plugin.golden.clauses.c
          COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
@@ -527,7 +589,8 @@ add_test(NAME plugin.golden.reductions.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
-                     plugin.golden.clauses.c plugin.golden.reductions.c
+                     plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
+                     plugin.golden.reductions.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the

@@ -42,8 +42,8 @@ void f8(void) {}
 // expected-error@+1 {{OpenMP directive '#pragma omp parallel' is not supported by nanort}}
 #pragma omp parallel for
 
-// expected-error@+1 {{OpenMP directive '#pragma oss taskloop' is not supported by nanort}}
-#pragma oss taskloop
+// expected-error@+1 {{OpenMP directive '#pragma oss taskiter' is not supported by nanort}}
+#pragma oss taskiter
 
 // expected-error@+1 {{expected a directive after '#pragma omp'}}
 #pragma omp
@@ -106,9 +106,21 @@ void f14(int (*x)[4]) { x[0][0] = 1; }
 #pragma omp task in(x[0;1][0;1][0;1])
 void f15(int (*x)[2][2]) { x[0][0][0] = 1; }
 
-// expected-error@+1 {{an array section of a shaped expression is not supported yet}}
+// expected-error@+1 {{an array section of a shaped expression needs parentheses around the shaped expression: ([n]x)[a;k]}}
 #pragma omp task in([4]x[0;2])
 void f16(int *x) { *x = 1; }
+
+// With them it is a section of the shape's dimensions (tests/plugin/programs/legacy_forms.c).
+#pragma omp task in(([4]x)[0;2]) inout(([2][3]y)[1;1][0:1])
+void f16b(int *x, int *y) { *y = *x; }
+
+// expected-error@+1 {{an array section inside a shaped expression is not supported: write the sections after the parentheses, ([n]x)[a;k]}}
+#pragma omp task in(([4]x[0;2])[0;1])
+void f16c(int *x) { *x = 1; }
+
+// expected-error@+1 {{this array section has no dimension of the shape left: a shape of 1 dimension takes at most that many sections}}
+#pragma omp task in(([4]x)[0;2][0;1])
+void f16d(int *x) { *x = 1; }
 
 // expected-error@+1 {{expected a clause name, found '('}}
 #pragma omp task (x)

@@ -22,13 +22,21 @@ void f(int n) {
   int *p = &x;
   #pragma omp task default(none) in(p[0;1]) out(y)
   y = p[0];
-  // expected-error@+1 {{variable 'vla' has a variably modified type}}
+  // A variable-length array is captured (tests/plugin/programs/vla.c), a function pointer
+  // whose result is variably modified is not.
   #pragma omp task
   vla[0] = 1;
+  // expected-error@+1 {{inprivate variable 'vla' has a variably modified type (a variable-length array or a pointer to its rows), which inprivate does not copy yet: use firstprivate(vla), which copies it when the task is created}}
+  #pragma omp task inprivate(vla)
+  vla[1] = vla[0];
+  int (*(*rows)(void))[n] = 0;
+  // expected-error@+1 {{variable 'rows' has a variably modified type that inline tasks cannot capture (only variable-length arrays and pointers to them)}}
+  #pragma omp task
+  (void)rows;
   // expected-error@+1 {{variable 'l' has a type declared inside the function}}
   #pragma omp task
   l.a = 2;
-  // expected-error@+1 {{private variable 'c' cannot be a reference or const}}
+  // expected-error@+1 {{private variable 'c' cannot be const}}
   #pragma omp task private(c)
   (void)c;
   #pragma omp task shared(y)

@@ -12,6 +12,7 @@ int main(void);
 // expected-error@+1 {{function task 'elsewhere' must be defined in this file}}
 #pragma omp task
 void elsewhere(int *x);
+void call_elsewhere(int *x) { elsewhere(x); }
 
 // expected-error@+1 {{data-sharing clauses apply to inline tasks only}}
 #pragma omp task shared(x)
