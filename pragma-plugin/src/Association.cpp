@@ -175,6 +175,49 @@ bool Lowerer::onlyBlankBetween(SourceLocation A, SourceLocation B) const {
     } else if (T.substr(I).starts_with("/*")) {
       size_t E = T.find("*/", I + 2);
       I = E == StringRef::npos ? T.size() : E + 2;
+    } else if (C == '#') {
+      // The end of a conditional ('#endif'), or the start of a branch that the preprocessor
+      // skipped, up to its '#endif': the pragma was written in one branch of an '#ifdef'
+      // (OmpSs programs give Nanos6 and Nanos++ different lines), the statement after it.
+      auto Directive = [&](size_t At) {
+        size_t W = At + 1;
+        while (W < T.size() && (T[W] == ' ' || T[W] == '\t'))
+          ++W;
+        size_t E = W;
+        while (E < T.size() && isalpha((unsigned char)T[E]))
+          ++E;
+        return T.slice(W, E);
+      };
+      auto LineEnd = [&](size_t At) {
+        size_t E = T.find('\n', At);
+        return E == StringRef::npos ? T.size() : E;
+      };
+      StringRef D = Directive(I);
+      if (D == "endif") {
+        I = LineEnd(I);
+      } else if (D == "else" || D == "elif") {
+        int Depth = 0;
+        size_t L = LineEnd(I);
+        for (;;) {
+          if (L >= T.size())
+            return false;
+          size_t Next = L + 1;
+          while (Next < T.size() && (T[Next] == ' ' || T[Next] == '\t'))
+            ++Next;
+          if (Next < T.size() && T[Next] == '#') {
+            StringRef N = Directive(Next);
+            if (N.starts_with("if"))
+              ++Depth;
+            else if (N == "endif" && Depth-- == 0) {
+              I = LineEnd(Next);
+              break;
+            }
+          }
+          L = LineEnd(Next);
+        }
+      } else {
+        return false;
+      }
     } else if (C == '_' || isalpha((unsigned char)C)) {
       size_t E = I;
       while (E < T.size() && (T[E] == '_' || isalnum((unsigned char)T[E])))
@@ -297,6 +340,21 @@ std::vector<Lowerer::Work> Lowerer::associate() {
       if (!Pragmas[I - 1].Valid)
         continue;
       W.Target = &Pragmas[I - 1];
+    }
+    if (P.Dir->Kind == DirectiveKind::Declare) {
+      // Its functions are emitted where it is: at file or namespace scope.
+      bool Inside = false;
+      for (FunctionDecl *FD : Bodies) {
+        SourceRange R = FD->getBody()->getSourceRange();
+        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
+            SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
+          Inside = true;
+      }
+      if (Inside)
+        report(DiagId::DeclareReductionInFunction, P.DirLoc, {P.Namespace});
+      else
+        Works.push_back(W);
+      continue;
     }
     if (P.Dir->Standalone) {
       bool Inside = false;

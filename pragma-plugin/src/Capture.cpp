@@ -55,6 +55,21 @@ private:
   SourceRange Body;
 };
 
+// The uses of a variable at file scope in a task body.
+class GlobalUseFinder : public RecursiveASTVisitor<GlobalUseFinder> {
+public:
+  explicit GlobalUseFinder(VarDecl *V) : V(V) {}
+  std::vector<SourceLocation> Uses;
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (E->getDecl() == V)
+      Uses.push_back(E->getLocation());
+    return true;
+  }
+
+private:
+  VarDecl *V;
+};
+
 // Whether a dependence item names memory inside the variable it is about (its own storage:
 // x, v[i] or v[a;n] of an array v, s.f, s.arr[0;n]) or memory reached through a pointer that
 // the variable holds (p[a;n], *p, [n]p, p->f, s.data[0;n], rows[i][0;n] with rows an array of
@@ -415,6 +430,41 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
       OK = false;
     }
     Caps.push_back(Cap);
+  }
+  if (!OK)
+    return;
+
+  // Reductions: the task's copy replaces the variable in the body, through its capture (a
+  // variable at file scope that the body uses is captured shared for that).
+  for (const Clause &Cl : Task.Clauses) {
+    if (!isReduction(Cl))
+      continue;
+    for (const DepItem &D : Cl.Deps) {
+      Capture *Cap = nullptr;
+      for (Capture &C : Caps)
+        if (C.Var->getName() == D.BaseVar)
+          Cap = &C;
+      if (!Cap && isPrivatized(Cl) && !D.BaseVar.empty())
+        if (const VarDecl *G = findVar(D.BaseVar, {}); G && G->hasGlobalStorage()) {
+          GlobalUseFinder GF(const_cast<VarDecl *>(G));
+          GF.TraverseStmt(S);
+          if (!GF.Uses.empty()) {
+            Caps.push_back({const_cast<VarDecl *>(G), Sharing::Shared, GF.Uses});
+            Cap = &Caps.back();
+          }
+        }
+      if (!Cap)
+        continue; // the body does not use it
+      if (Cap->How == Sharing::Private ||
+          (Cap->How == Sharing::Firstprivate &&
+           !Cap->Var->getType().getNonReferenceType()->isPointerType())) {
+        report(DiagId::ReductionPrivate, D.Loc, {D.BaseVar, itemText(Cl, D)});
+        OK = false;
+        continue;
+      }
+      if (isPrivatized(Cl))
+        Plan.Privatized.push_back({&D, D.BaseVar});
+    }
   }
   if (!OK)
     return;

@@ -373,6 +373,34 @@ std::string Lowerer::prelude() const {
          "  va_end(nanort_args);\n"
          "  if (nanort_t) nanort_task_discard(nanort_t);\n"
          "  exit(1);\n}\n";
+  if (UsesReductions) {
+    // The start of a reduction task's private copy of the storage at nanort_o bytes before
+    // nanort_r, one of the bytes it reduces (docs/reductions.md).
+    S += "static inline __attribute__((unused)) void *nanort_reduction_copy(const void "
+         "*nanort_r, long long nanort_o) {\n"
+         "  char *nanort_c = (char *)nanort_reduction_private(nanort_r);\n"
+         "  if (!nanort_c) nanort_check(NANORT_ERROR_INVALID_ARGUMENT, "
+         "\"nanort_reduction_private\");\n"
+         "  return nanort_c - nanort_o;\n}\n";
+    if (CPP)
+      // The element type of an item whose type depends on template parameters.
+      S += "template <class nanort_T> static constexpr unsigned nanort_reduction_type_of() {\n"
+           "  using T = nanort_T;\n  return std::is_same<T, bool>::value ? NANORT_TYPE_BOOL\n"
+           "    : std::is_same<T, char>::value ? NANORT_TYPE_CHAR\n"
+           "    : std::is_same<T, signed char>::value ? NANORT_TYPE_SIGNED_CHAR\n"
+           "    : std::is_same<T, unsigned char>::value ? NANORT_TYPE_UNSIGNED_CHAR\n"
+           "    : std::is_same<T, short>::value ? NANORT_TYPE_SHORT\n"
+           "    : std::is_same<T, unsigned short>::value ? NANORT_TYPE_UNSIGNED_SHORT\n"
+           "    : std::is_same<T, int>::value ? NANORT_TYPE_INT\n"
+           "    : std::is_same<T, unsigned>::value ? NANORT_TYPE_UNSIGNED_INT\n"
+           "    : std::is_same<T, long>::value ? NANORT_TYPE_LONG\n"
+           "    : std::is_same<T, unsigned long>::value ? NANORT_TYPE_UNSIGNED_LONG\n"
+           "    : std::is_same<T, long long>::value ? NANORT_TYPE_LONG_LONG\n"
+           "    : std::is_same<T, unsigned long long>::value ? NANORT_TYPE_UNSIGNED_LONG_LONG\n"
+           "    : std::is_same<T, float>::value ? NANORT_TYPE_FLOAT\n"
+           "    : std::is_same<T, double>::value ? NANORT_TYPE_DOUBLE\n"
+           "    : std::is_same<T, long double>::value ? NANORT_TYPE_LONG_DOUBLE : 0;\n}\n";
+  }
   if (UsesTaskloop)
     S += taskloopPrelude();
   S += FileModuleDefs;
@@ -412,7 +440,8 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
                               ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                               const Pragma *LaunchFrom,
                               const std::map<std::string, std::string> *Rename,
-                              const TaskloopLoop *Loop) {
+                              const TaskloopLoop *Loop,
+                              const Reductions *Red) {
   ItemChecks Check{"nanort: " + std::string(fileName(Task.Begin)) + ":" +
                        std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
                    "nanort_t", &UsesSectionChecks, &Diags,
@@ -433,6 +462,16 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
               Loop->Var->getName().str(), CPP, Check);
         else
           emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
+      break;
+    case ClauseKind::Reduction:
+    case ClauseKind::WeakReduction:
+    case ClauseKind::InReduction:
+      for (const DepItem &D : Cl.Deps)
+        emitReduction(C, Cl, D, Scope, Check.Where, "nanort_t",
+                      Cl.Info->Kind == ClauseKind::InReduction
+                          ? "nanort_task_in_reduction(nanort_t, "
+                          : "nanort_task_reduction(nanort_t, ",
+                      Red);
       break;
     // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
     // them: the same as on the target.
@@ -501,6 +540,35 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
       break;
     }
   }
+}
+
+// One reduction item (Reduction.cpp): its bytes, with the operator built on the stack (the
+// runtime copies it); a private-copy slot records where the item starts.
+void Lowerer::emitReduction(Code &C, const Clause &Cl, const DepItem &D,
+                            ArrayRef<const VarDecl *> Scope, const std::string &Where,
+                            const char *TaskVar, const std::string &Prefix,
+                            const Reductions *Red) {
+  std::string Op = reductionOpInit(Cl, D, Scope);
+  if (Op.empty())
+    return;
+  C << "{ ";
+  emitItem(C, D, CPP,
+           {Where, TaskVar, &UsesSectionChecks, &Diags,
+            [&](const DepItem &D) { return baseKind(D, Scope); }});
+  C << "nanort_reduction_op nanort_op = " << Op << ";\n";
+  C << "nanort_check(" << Prefix << "(void *)nanort_p, nanort_size, &nanort_op), \""
+    << Cl.Info->Spelling << "\");\n";
+  if (Red)
+    for (const ReductionSlot &S : Red->Slots)
+      if (S.Item == &D) {
+        std::string K = std::to_string(S.K);
+        C << Red->ArgsAt << "->nanort_r" << K << " = (void *)nanort_p;\n"
+          << Red->ArgsAt << "->nanort_o" << K
+          << " = (long long)((const char *)(const void *)nanort_p - (const char *)(const void "
+             "*)("
+          << S.Base << "));\n";
+      }
+  C << "}\n";
 }
 
 // ndrange and shmem: the index space of the task's kernels.
@@ -688,6 +756,24 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
                                                                     Plan.BodyEnd)));
   }
 
+  // Reductions: members for where each item starts, and the body's pointers to the variables
+  // (or the pointers that the items go through) turned to the task's copies when it starts.
+  std::string RedMembers, ToCopies;
+  auto CapOf = [&](const std::string &Name) -> const Capture * {
+    for (const Capture &Cap : Caps)
+      if (Cap.Var->getName() == Name)
+        return &Cap;
+    return nullptr;
+  };
+  for (size_t K = 0; K < Plan.Privatized.size(); ++K) {
+    std::string Ks = std::to_string(K);
+    RedMembers += " void *nanort_r" + Ks + "; long long nanort_o" + Ks + ";";
+    std::string M = "nanort_a->" + std::string(CPP ? "nanort_c_" : "") + Plan.Privatized[K].second;
+    ToCopies += std::string("  ") + M + " = (" + (CPP ? "decltype(" : "__typeof__(") + M +
+                "))nanort_reduction_copy(nanort_a->nanort_r" + Ks + ", nanort_a->nanort_o" + Ks +
+                ");\n";
+  }
+
   // C++: the argument block is a local class at the task's place, its static member function
   // runs the body, and the site is a function-local static. So the task works inside
   // function templates, and captured variables may have types local to the function
@@ -713,9 +799,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "")
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers
       << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
-      << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n";    if (!Plan.ThisType.isNull())
+      << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n"
+      << ToCopies;
+    if (!Plan.ThisType.isNull())
       L << "    auto nanort_self = nanort_a->nanort_self;\n";
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
@@ -792,9 +880,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       else if (Cap.How == Sharing::Firstprivate)
         F << " " << decl(T, Name) << ";";
     }
-    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << " };\n";
+    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers << " };\n";
     F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
-      << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n";
+      << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n" << ToCopies;
     // Private and firstprivate variables are locals of the same name (shared ones were
     // rewritten in the body).
     for (const Capture &Cap : Caps) {
@@ -955,8 +1043,19 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
            "\"nanort_task_access\");\n";
   }
+  Reductions Red;
+  Red.ArgsAt = CPP ? "static_cast<" + Args + " *>(nanort_task_args(nanort_t))" : A;
+  for (size_t K = 0; K < Plan.Privatized.size(); ++K) {
+    const std::string &Name = Plan.Privatized[K].second;
+    const Capture *Cap = CapOf(Name);
+    bool Own = Cap && Cap->How == Sharing::Shared;
+    std::string V = CPP ? Name : View(Name);
+    Red.Slots.push_back({Plan.Privatized[K].first,
+                         Own ? (CPP ? "__builtin_addressof(" + V + ")" : "&" + V) : V,
+                         (unsigned)K});
+  }
   std::string Who = LabelC ? "task '" + LabelC->Words[0] + "'" : Loop ? "taskloop" : "inline task";
-  emitTaskClauses(C, Task, Who, Scope, Target, nullptr, nullptr, Loop);
+  emitTaskClauses(C, Task, Who, Scope, Target, nullptr, nullptr, Loop, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\"); }";
   if (Loop)
     emitTaskloopTail(C, Task);

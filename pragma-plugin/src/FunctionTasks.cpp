@@ -74,8 +74,13 @@ bool Lowerer::emitImplementations(Code &C, const ArgBlock &A, const Devices &Dev
       C << "(void)("; C.user(Onready->Args[0]); C << "); }\n  ";
     }
     C << (Store.empty() ? "" : Store + "(nanort_a, ") << SmpCall << "(";
-    for (unsigned I = 0; I < NumParams; ++I)
-      C << (I ? ", " : "") << "nanort_a->" << A.Members[I];
+    for (unsigned I = 0; I < NumParams; ++I) {
+      C << (I ? ", " : "");
+      if (I < A.CallArgs.size() && !A.CallArgs[I].empty())
+        C << A.CallArgs[I];
+      else
+        C << "nanort_a->" << A.Members[I];
+    }
     C << (Store.empty() ? "" : ")") << ");\n}\n";
     if (CPP)
       C << "static void nanort_smp_" << Suffix << "(void *nanort_v) {\n"
@@ -232,6 +237,43 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     PNames.push_back(PV->getName().empty() ? "nanort_p" + std::to_string(I)
                                            : PV->getName().str());
   }
+  // Reductions (Reduction.cpp): the body receives its private copy through the parameter
+  // that the item goes through (a pointer, or a C++ reference).
+  Reductions Red;
+  std::vector<std::string> CallArgs(FD->getNumParams());
+  std::string RedMembers;
+  for (const Clause &Cl : Task.Clauses) {
+    if (!isReduction(Cl))
+      continue;
+    if (Kernel)
+      return report(DiagId::ReductionOnDevice, Cl.Loc,
+                    {Cl.Info->Spelling, Dev.Cuda ? "cuda" : "opencl"});
+    if (!isPrivatized(Cl))
+      continue;
+    for (const DepItem &D : Cl.Deps) {
+      unsigned I = 0;
+      while (I < PNames.size() && PNames[I] != D.BaseVar)
+        ++I;
+      if (I == PNames.size())
+        return report(DiagId::ReductionNotParameter, D.Loc, {itemText(Cl, D), Name});
+      QualType T = FD->getParamDecl(I)->getType();
+      std::string K = std::to_string(Red.Slots.size());
+      std::string Copy =
+          "nanort_reduction_copy(nanort_a->nanort_r" + K + ", nanort_a->nanort_o" + K + ")";
+      if (T->isReferenceType()) {
+        Red.Slots.push_back({&D, "__builtin_addressof(" + PNames[I] + ")", 0});
+        CallArgs[I] = "*(" + decl(Ctx.getPointerType(T.getNonReferenceType()), "") + ")" + Copy;
+      } else if (T->isPointerType()) {
+        Red.Slots.push_back({&D, PNames[I], 0});
+        CallArgs[I] = "(" + decl(T.getUnqualifiedType(), "") + ")" + Copy;
+      } else {
+        return report(DiagId::ReductionByValue, D.Loc, {itemText(Cl, D), PNames[I]});
+      }
+      Red.Slots.back().K = (unsigned)Red.Slots.size() - 1;
+      RedMembers += " void *nanort_r" + K + "; long long nanort_o" + K + ";";
+    }
+  }
+
   std::string Params;
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
     Params += (I ? ", " : "") + decl(FD->getParamDecl(I)->getType(), PNames[I]);
@@ -309,6 +351,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       C << " " << decl(FD->getParamDecl(I)->getType().getUnqualifiedType(), PNames[I]) << ";";
     if (NonVoid)
       C << " " << Slot << " *nanort_slot;";
+    C << RedMembers; // after the members that the initializer below fills
     C << "\n  static void nanort_body(void *nanort_v) {\n    " << Args << " *nanort_a = static_cast<"
       << Args << " *>(nanort_v);\n    (void)nanort_a;\n    ";
     if (const Clause *On = Task.find(ClauseKind::Onready)) {
@@ -322,7 +365,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     C << (NonVoid ? "nanort_a->nanort_slot->emplace(" : "")
       << (Instance ? "nanort_a->nanort_self->" : "") << Body << TemplateArgs << "(";
     for (unsigned I = 0; I < PNames.size(); ++I)
-      C << (I ? ", " : "") << "nanort_a->" << PNames[I];
+      C << (I ? ", " : "") << (CallArgs[I].empty() ? "nanort_a->" + PNames[I] : CallArgs[I]);
     C << (NonVoid ? ")" : "") << ");\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded(&nanort_body, "
          "nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
@@ -339,7 +382,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     if (NonVoid)
       C << (PNames.empty() && !Instance ? "" : ", ") << "&nanort_r";
     C << "};\n";
-    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target);
+    Red.ArgsAt = "static_cast<" + Args + " *>(nanort_task_args(nanort_t))";
+    emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, nullptr, nullptr, nullptr, &Red);
     C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n";
     if (NonVoid)
       C << "nanort_check(nanort_taskwait(), \"taskwait\");\nreturn std::move(*nanort_r);\n";
@@ -361,7 +405,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       << (CPP ? " void *nanort_slot;" : "") << " int nanort_op;";
   else if (FD->getNumParams() == 0)
     C << " char nanort_unused;";
-  C << " };\n";
+  C << RedMembers << " };\n";
   if (CPP)
     C << "static void nanort_destroy_" << Id << "(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n";
@@ -393,7 +437,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Label =
       Task.find(ClauseKind::Label) ? Task.find(ClauseKind::Label)->Words[0] : Name;
   std::string Impl = "nanort_impl_" + Id;
-  ArgBlock Block{FD, ArgsType, PNames, Buffer};
+  ArgBlock Block{FD, ArgsType, PNames, Buffer, CallArgs};
   std::vector<std::string> Impls;
   Onready = Task.find(ClauseKind::Onready); // the task's own smp body only, not its versions'
   bool Emitted = emitImplementations(C, Block, Dev, SingleSource, Id, Body, Impls, Store);
@@ -459,7 +503,8 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
          "== "
       << (unsigned)ResultAssign
       << " ? NANORT_OUT : NANORT_INOUT), \"nanort_task_access\");\n";
-  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename);
+  Red.ArgsAt = "((" + ArgsType + " *)nanort_task_args(nanort_t))";
+  emitTaskClauses(C, Task, "task '" + Label + "'", params(FD), Target, LaunchFrom, &Rename, nullptr, &Red);
   C << "nanort_check(nanort_task_submit(nanort_t), \"nanort_task_submit\");\n}\n";
   if (NonVoid) {
     C << (ExternC ? "extern \"C\" {\n" : "") << Signature << " {\n"

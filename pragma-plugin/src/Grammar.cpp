@@ -18,6 +18,8 @@ static const DirectiveInfo Directives[] = {
     // are not read), 'taskyield' lets a thread run other tasks, which changes no result.
     {"simd", DirectiveKind::Ignored, 0, true, false},
     {"taskyield", DirectiveKind::Ignored, 0, true, false},
+    {"taskgroup", DirectiveKind::Taskgroup, OnTaskgroup, false, false},
+    {"declare", DirectiveKind::Declare, 0, true, false}, // declare reduction only
 };
 
 static constexpr AccessMode NoMode = AccessMode::In;
@@ -50,6 +52,15 @@ static const ClauseInfo Clauses[] = {
      nullptr},
     {"default", ClauseKind::Default, ArgKind::Keyword, OnTasks, NoMode, "shared|firstprivate|none",
      nullptr},
+    // Reductions (Reduction.cpp).
+    {"reduction", ClauseKind::Reduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"weakreduction", ClauseKind::WeakReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"in_reduction", ClauseKind::InReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+     nullptr},
+    {"task_reduction", ClauseKind::TaskReduction, ArgKind::ReductionList, OnTaskgroup, NoMode,
+     nullptr, nullptr},
     // Task properties.
     {"priority", ClauseKind::Priority, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     {"label", ClauseKind::Label, ArgKind::Name, OnTasks, NoMode, nullptr, nullptr},
@@ -90,8 +101,8 @@ static const ClauseInfo Clauses[] = {
 // what they are.
 static const char *const OtherOpenMP[] = {
     "parallel",   "for",        "sections",   "section",      "single",    "master",
-    "masked",     "barrier",    "taskgroup",  "flush",
-    "ordered",    "declare",    "threadprivate", "teams",    "distribute",
+    "masked",     "barrier",    "flush",
+    "ordered",    "threadprivate", "teams",    "distribute",
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
     "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",

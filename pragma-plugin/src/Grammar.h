@@ -18,7 +18,7 @@ namespace nanort {
 
 // Ignored: hints that change no result (simd, declare simd) and taskyield: the pragma line
 // goes, nothing else.
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop };
+enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop, Taskgroup, Declare };
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
@@ -26,6 +26,7 @@ enum : unsigned {
   OnTaskwait = 1u << 1,
   OnTarget = 1u << 2,
   OnTaskloop = 1u << 3,
+  OnTaskgroup = 1u << 4,
   // What an inline task and the tasks of a taskloop share.
   OnTasks = OnTask | OnTaskloop,
 };
@@ -41,6 +42,7 @@ enum class ArgKind {
   Keyword,     // one word of a fixed set: default(shared)
   KeywordList, // words of a fixed set: device(opencl)
   Path,        // a file name, bare or as a string literal: file(kernels/saxpy.cl)
+  ReductionList, // an operator and dependence items: reduction(+: x, v[0;n])
 };
 
 enum class ClauseKind {
@@ -51,6 +53,7 @@ enum class ClauseKind {
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
   Grainsize, NumTasks, Nogroup, Collapse,
+  Reduction, WeakReduction, InReduction, TaskReduction,
 };
 
 // Access modes, the values of the C ABI's nanort_access_mode.

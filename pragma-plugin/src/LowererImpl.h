@@ -251,6 +251,7 @@ private:
     std::string Type;                 // nanort_args_N (C: struct nanort_args_N)
     std::vector<std::string> Members; // one per parameter
     std::vector<bool> Buffer;         // the parameter is named in a dependence or copy clause
+    std::vector<std::string> CallArgs; // non-empty: the argument of the smp body's call
   };
   bool emitImplementations(Code &C, const ArgBlock &Args, const Devices &Dev, bool SingleSource,
                            const std::string &Suffix, const std::string &SmpCall,
@@ -326,6 +327,7 @@ private:
     QualType ThisType;         // C++ member functions: the task uses 'this'
     bool Nested = false;       // inside another inline task (whose body names it nanort_self)
     std::map<std::string, std::string> Views; // C: shared captures -> (*nanort_a->x)
+    std::vector<std::pair<const DepItem *, std::string>> Privatized; // reduction items, base var
     // A taskloop: its loop; the chunk task's body is the loop's body (BodyBegin..BodyEnd).
     std::optional<TaskloopLoop> Loop;
     SourceLocation BodyBegin, BodyEnd;
@@ -359,11 +361,53 @@ private:
   // Who: the task in messages, "task 'f'" or "inline task".
   // Scope: the variables that dependences may name (parameters, captures), whose types
   // tell messages whether a base is an array or a pointer.
+  // Reductions (Reduction.cpp). A reduction item whose task works on a private copy: at
+  // creation, the argument block's members nanort_rK (the item's first byte) and nanort_oK
+  // (its distance from Base) are set; the body finds its copy of Base's storage from them.
+  struct ReductionSlot {
+    const DepItem *Item;
+    std::string Base; // at creation: "&x" (x's own storage) or "p" (memory p points to)
+    unsigned K;
+  };
+  struct Reductions {
+    std::string ArgsAt; // the argument block at creation, as an expression
+    std::vector<ReductionSlot> Slots;
+  };
+  static bool isReduction(const Clause &Cl) {
+    ClauseKind K = Cl.Info->Kind;
+    return K == ClauseKind::Reduction || K == ClauseKind::WeakReduction ||
+           K == ClauseKind::InReduction || K == ClauseKind::TaskReduction;
+  }
+  // The task's copy is used in the body: reduction and in_reduction (not weakreduction).
+  static bool isPrivatized(const Clause &Cl) {
+    return Cl.Info->Kind == ClauseKind::Reduction || Cl.Info->Kind == ClauseKind::InReduction;
+  }
+  const VarDecl *findVar(const std::string &Name, ArrayRef<const VarDecl *> Scope) const;
+  bool reductionElement(const DepItem &D, ArrayRef<const VarDecl *> Scope, QualType &Elem) const;
+  static std::string itemText(const Clause &Cl, const DepItem &D);
+  std::string reductionOpInit(const Clause &Cl, const DepItem &D,
+                              ArrayRef<const VarDecl *> Scope);
+  // One item: its bytes and operator given to Prefix ("nanort_task_reduction(nanort_t, "),
+  // and its slot in Red, if any, filled. Where: how run-time checks name the construct.
+  void emitReduction(Code &C, const Clause &Cl, const DepItem &D, ArrayRef<const VarDecl *> Scope,
+                     const std::string &Where, const char *TaskVar, const std::string &Prefix,
+                     const Reductions *Red);
+  bool UsesReductions = false; // the prelude defines nanort_reduction_copy
+  void lowerTaskgroup(const Pragma &P, const Candidate &C);
+  // declare reduction: per type, a typedef and the functions of a NANORT_REDUCE_USER operator.
+  struct DeclaredReduction {
+    const Toks *Type;
+    std::string Typedef, Init, Combine, Destroy;
+  };
+  std::map<std::string, std::vector<DeclaredReduction>> DeclaredReductions;
+  void lowerDeclareReduction(const Pragma &P);
+  QualType resolveType(const Toks &T) const;
   void emitTaskClauses(Code &C, const Pragma &Task, const std::string &Who,
                        ArrayRef<const VarDecl *> Scope, const Pragma *Target,
                        const Pragma *LaunchFrom = nullptr,
                        const std::map<std::string, std::string> *Rename = nullptr,
-                       const TaskloopLoop *Loop = nullptr);
+                       const TaskloopLoop *Loop = nullptr,
+                       const Reductions *Red = nullptr);
   // Taskloops (Emission.cpp): the code around a chunk's inline task.
   bool UsesTaskloop = false; // the prelude defines the taskloop helpers
   Toks sourceToks(SourceRange R) const;

@@ -143,6 +143,12 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
           SM.isBeforeInTranslationUnit(A.second.Begin, B.second.End))
         A.second.Nested = true;
 
+  // Declared reductions first: the clauses that name them may come before them in the
+  // reverse order below.
+  for (Work &W : Works)
+    if (W.P->Dir->Kind == DirectiveKind::Declare)
+      lowerDeclareReduction(*W.P);
+
   // Inner constructs first, so that an enclosing task's body holds their lowered form.
   SourceLocation PreludeAt;
   for (auto It = Works.rbegin(); It != Works.rend(); ++It) {
@@ -175,11 +181,17 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Atomic:
       lowerAtomic(*W.P, *W.C);
       break;
+    case DirectiveKind::Taskgroup:
+      lowerTaskgroup(*W.P, *W.C);
+      break;
+    case DirectiveKind::Declare:
+      break;
     case DirectiveKind::Target:
     case DirectiveKind::Ignored:
       break;
     }
-    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Taskloop) {
+    if (W.P->Dir->Kind != DirectiveKind::Task && W.P->Dir->Kind != DirectiveKind::Taskloop &&
+        W.P->Dir->Kind != DirectiveKind::Declare) {
       // Taskwait, critical and atomic need the helpers before their function.
       const Candidate *Around = nullptr;
       for (const Candidate &C : Candidates)

@@ -697,6 +697,23 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
       return fail(DiagId::DependWithoutList, Arg[1].Loc);
     return parseDepList(Rest, Arg[1].Loc, Mode, Name + "(" + Arg[0].Text + ": ", true, C.Deps);
   }
+  case ArgKind::ReductionList: {
+    // op: items, the operator one token (+, &&, min, a declared reduction's name).
+    static const tok::TokenKind Ops[] = {tok::plus,  tok::minus,   tok::star,    tok::amp,
+                                         tok::pipe,  tok::caret,   tok::ampamp,  tok::pipepipe};
+    bool Known = Arg[0].Kind == tok::identifier;
+    for (tok::TokenKind K : Ops)
+      Known |= Arg[0].Kind == K;
+    if (Arg.size() < 2 || Arg[1].Kind != tok::colon || !Known)
+      return fail(DiagId::ReductionWithoutOperator, Arg[0].Loc, {Name});
+    C.ReductionOp = Arg[0].Text;
+    C.ReductionOpLoc = Arg[0].Loc;
+    Toks Rest(Arg.begin() + 2, Arg.end());
+    if (Rest.empty())
+      return fail(DiagId::ReductionWithoutList, Arg[1].Loc, {Name});
+    return parseDepList(Rest, Arg[1].Loc, AccessMode::Inout, Name + "(" + Arg[0].Text + ": ",
+                        false, C.Deps);
+  }
   case ArgKind::VarList:
     for (const Toks &Item : splitCommas(Arg)) {
       if (Item.size() != 1 || Item[0].Kind != tok::identifier)
@@ -771,8 +788,62 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
 
 } // namespace
 
+// declare reduction(name : type[, type...] : combiner) [initializer(expression)]: the
+// combiner may hold '?:', so the first two ':' outside parentheses end the name and the types.
+static void parseDeclare(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diags) {
+  P.Valid = false;
+  std::string Line = "'#pragma " + P.Namespace + " declare";
+  if (T.empty() || T[0].Text != "reduction") {
+    Diags.report(DiagId::UnsupportedDirective, T.empty() ? EodLoc : T[0].Loc,
+                 {Line + (T.empty() ? "" : " " + T[0].Text) + "'"});
+    return;
+  }
+  auto Fail = [&](SourceLocation L) {
+    Diags.report(DiagId::DeclareReductionForm, L, {P.Namespace});
+  };
+  if (T.size() < 2 || T[1].Kind != tok::l_paren)
+    return Fail(T[0].Loc);
+  size_t Close = matching(T, 1);
+  if (Close == T.size())
+    return Fail(T[1].Loc);
+  std::vector<size_t> Colons;
+  int Depth = 0;
+  for (size_t I = 2; I < Close; ++I) {
+    if (isOpen(T[I].Kind))
+      ++Depth;
+    else if (isClose(T[I].Kind))
+      --Depth;
+    else if (T[I].Kind == tok::colon && Depth == 0 && Colons.size() < 2)
+      Colons.push_back(I);
+  }
+  if (Colons.size() < 2 || Colons[0] != 3 || Colons[1] == Colons[0] + 1 ||
+      Colons[1] + 1 == Close)
+    return Fail(T[1].Loc);
+  P.DeclName = T[2].Text;
+  P.DeclNameLoc = T[2].Loc;
+  Toks Types(T.begin() + Colons[0] + 1, T.begin() + Colons[1]);
+  for (Toks &Ty : splitCommas(Types)) {
+    if (Ty.empty())
+      return Fail(T[1].Loc);
+    P.DeclTypes.push_back(Ty);
+  }
+  P.Combiner.assign(T.begin() + Colons[1] + 1, T.begin() + Close);
+  size_t I = Close + 1;
+  if (I < T.size()) {
+    if (T[I].Text != "initializer" || I + 1 >= T.size() || T[I + 1].Kind != tok::l_paren)
+      return Fail(T[I].Loc);
+    size_t End = matching(T, I + 1);
+    if (End == T.size() || End + 1 != T.size() || End == I + 2)
+      return Fail(T[I].Loc);
+    P.Initializer.assign(T.begin() + I + 2, T.begin() + End);
+  }
+  P.Valid = true;
+}
+
 void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diags,
                  const MacroLookup *Macros) {
+  if (P.Dir->Kind == DirectiveKind::Declare)
+    return parseDeclare(P, T, EodLoc, Diags);
   Parser Pa(P, Diags, Macros);
   bool OK = true;
   size_t I = 0;

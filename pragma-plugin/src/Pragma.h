@@ -105,6 +105,9 @@ struct Clause {
   std::vector<DepItem> Deps;    // DepList, DependList
   std::vector<std::string> Words; // VarList, Name, Keyword, KeywordList
   std::vector<clang::SourceLocation> WordLocs;
+  // ReductionList: the operator as written (+, &&, max, a declared reduction's name).
+  std::string ReductionOp;
+  clang::SourceLocation ReductionOpLoc;
 };
 
 struct Pragma {
@@ -128,6 +131,11 @@ struct Pragma {
   // definition. The private parse skips the body (OpenCL C, not host code) and sees a
   // declaration; these locate the kernel's first token, its '{' and its '}'.
   clang::SourceLocation KernelBegin, KernelOpen, KernelClose;
+  // declare reduction(Name : Types : Combiner) initializer(Initializer).
+  std::string DeclName;
+  clang::SourceLocation DeclNameLoc;
+  std::vector<Toks> DeclTypes;
+  Toks Combiner, Initializer;
 
   const Clause *find(ClauseKind K) const {
     for (const Clause &C : Clauses)

@@ -281,7 +281,7 @@ rm -rf \"\$tmp\""
       run_command 0 "$S/plain"
     fi
     run_command 1 "$W/nanocc" -c "$S/plain.c" -o "$S/plain.o"
-    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskloop, target, critical, atomic)
+    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, target, critical, atomic, declare reduction)
     4 | #pragma omp parallel for reduction(+ : s)
       |             ^
 1 error generated."

@@ -22,7 +22,7 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
-             single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c
+             single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c reductions.c
              cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
@@ -76,7 +76,15 @@ add_test(NAME plugin.columns.header.clang
                  "kernel_header.h:3:49: error: use of undeclared identifier 'MAX_NUM_THREADS'"
                  -- ${plugin_wrappers}/nanocc -fsyntax-only kernel_header_user.c
          WORKING_DIRECTORY ${plugin_dir}/diagnostics)
-set(column_tests plugin.columns.pragma plugin.columns.expression.clang plugin.arguments.unknown
+# Reductions (issue 19): an operator that the item's type lacks, at the operator.
+add_test(NAME plugin.columns.reduction
+         COMMAND ${plugin_dir}/check_output.sh
+                 "reductions.c:27:30: error: reduction operator '&' is not defined for type 'double' (item 'd')"
+                 "reductions.c:30:30: error: reduction operator '+' is not defined for type 'struct pair' (item 'p')"
+                 -- ${NANORT_CLANG_C} -fsyntax-only -fplugin=${plugin_so}
+                 -I${PROJECT_SOURCE_DIR}/include reductions.c
+         WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+set(column_tests plugin.columns.pragma plugin.columns.reduction plugin.columns.expression.clang plugin.arguments.unknown
                  plugin.columns.sections plugin.columns.header.clang)
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU") # the expected text is gcc's
   add_test(NAME plugin.columns.expression.gcc
@@ -190,6 +198,17 @@ nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/stencil_swap.cpp)
+# Task reductions written with pragmas (issue 19): OmpSs-2 reduction and weakreduction on
+# inline and function tasks (scalars, a section of a larger array between a writer and a
+# reader, a shaped pointer, a variable at file scope, every built-in operator, final(1)
+# parents), declare reduction on a structure, OpenMP taskgroup task_reduction with
+# in_reduction tasks in a loop and nested, a plain taskgroup; C++: a function template, a
+# reference parameter, a std::vector's data, a member-function combiner. Each result is
+# compared with the sequential computation.
+nanort_plugin_program(reductions_c nanocc "NANORT_CPU_WORKERS=4" -Wall -Werror
+                      ${p}/reductions.c)
+nanort_plugin_program(reductions_cxx nanocxx "NANORT_CPU_WORKERS=4" -std=c++17 -Wall -Werror
+                      ${p}/reductions.cpp)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
 # Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
 # double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
@@ -563,9 +582,15 @@ add_test(NAME plugin.golden.clauses.c
                  ${PROJECT_SOURCE_DIR}/include clauses.c clauses.c.expected
                  ${plugin_bin}/golden/clauses.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+add_test(NAME plugin.golden.reductions.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include reductions.c reductions.c.expected
+                 ${plugin_bin}/golden/reductions.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
+                     plugin.golden.reductions.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
