@@ -284,6 +284,7 @@ rm -rf \"\$tmp\""
     expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, target, critical, atomic, declare reduction)
     4 | #pragma omp parallel for reduction(+ : s)
       |             ^
+$S/plain.c:4:13: note: OmpSs programs need no parallel region: tasks run on every CPU worker from main on; remove the line and keep the tasks in it (a 'parallel for' loop becomes '#pragma omp taskloop')
 1 error generated."
     # --no-copy-deps (or --variable=copy_deps_by_default:0): the plugin's argument, in the
     # compile or in the lowering step; --copy-deps (the default) after it undoes it.

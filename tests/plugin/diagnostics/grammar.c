@@ -39,8 +39,33 @@ void f8(void) {}
 // expected-error@+1 {{unknown directive '#pragma omp tasks'}}
 #pragma omp tasks
 
-// expected-error@+1 {{OpenMP directive '#pragma omp parallel' is not supported by nanort}}
+// expected-error@+2 {{OpenMP directive '#pragma omp parallel' is not supported by nanort}}
+// expected-note@+1 {{OmpSs programs need no parallel region: tasks run on every CPU worker from main on; remove the line and keep the tasks in it (a 'parallel for' loop becomes '#pragma omp taskloop')}}
 #pragma omp parallel for
+
+// expected-error@+2 {{OpenMP directive '#pragma oss for' is not supported by nanort}}
+// expected-note@+1 {{to split a loop into tasks, write '#pragma oss taskloop' (grainsize(n) or num_tasks(n) sets the chunks)}}
+#pragma oss for
+
+// expected-error@+2 {{OpenMP directive '#pragma omp single' is not supported by nanort}}
+// expected-note@+1 {{remove the line: the code outside tasks runs once, in the thread that runs main}}
+#pragma omp single
+
+// expected-error@+2 {{OpenMP directive '#pragma omp barrier' is not supported by nanort}}
+// expected-note@+1 {{write '#pragma omp taskwait': it waits for the tasks created before it}}
+#pragma omp barrier
+
+// expected-error@+2 {{OpenMP directive '#pragma omp sections' is not supported by nanort}}
+// expected-note@+1 {{make each section a task ('#pragma omp task' on its block) and wait for them with '#pragma omp taskwait'}}
+#pragma omp sections
+
+// expected-error@+2 {{OpenMP directive '#pragma omp flush' is not supported by nanort}}
+// expected-note@+1 {{remove the line: dependences order the tasks' accesses, and a taskwait makes what the tasks wrote visible}}
+#pragma omp flush
+
+// No note where there is nothing simple to write instead.
+// expected-error@+1 {{OpenMP directive '#pragma omp threadprivate' is not supported by nanort}}
+#pragma omp threadprivate(x)
 
 // expected-error@+1 {{OpenMP directive '#pragma oss taskiter' is not supported by nanort}}
 #pragma oss taskiter
