@@ -211,6 +211,16 @@ nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werr
 # declarations warn; the generated code does not add to them).
 nanort_plugin_program(vla_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror -Wno-vla
                       ${p}/vla.cpp)
+# A task's private and firstprivate variables live until its children are done (issue 19):
+# outer tasks whose inner tasks share them and are not waited for; in C++ a private object's
+# destructor runs after the inner task, not when the outer body returns.
+nanort_plugin_program(task_env_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror
+                      ${p}/task_env.c)
+nanort_plugin_program(task_env_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/task_env.cpp)
+# A task whose statement is an atomic or a critical construct (issue 19).
+nanort_plugin_program(task_atomic_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/task_atomic.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
