@@ -573,9 +573,17 @@ add_test(NAME plugin.golden.clauses.c
                  ${PROJECT_SOURCE_DIR}/include clauses.c clauses.c.expected
                  ${plugin_bin}/golden/clauses.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# A task's private and firstprivate variables in its argument block when it creates tasks; a
+# task whose statement is an atomic or critical construct (issue 19).
+add_test(NAME plugin.golden.task_env.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include task_env.c task_env.c.expected
+                 ${plugin_bin}/golden/task_env.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
+                     plugin.golden.task_env.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
