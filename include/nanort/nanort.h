@@ -166,7 +166,10 @@ typedef struct nanort_task_site {
   const nanort_task_impl *impls;
   uint32_t num_impls;
   /* Called on the argument block once a submitted task is done with it (C++ captures); may
-   * be NULL. Until submit the block is the caller's: a discarded task does not call it. */
+   * be NULL. A task that runs on the CPU is done with it when it completes: its body and all
+   * its children have ended (the moment its dependences are released), so the block may hold
+   * the body's private variables that children share. A device task is done with it when its
+   * kernel ends. Until submit the block is the caller's: a discarded task does not call it. */
   void (*args_destroy)(void *args);
 } nanort_task_site;
 

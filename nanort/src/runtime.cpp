@@ -612,7 +612,6 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     for (std::size_t i = 0; i < not_run_here.size(); ++i) {  // (it grows while ending them)
       Task *task = not_run_here[i];
       not_run(task);
-      task->destroy_args();
       finish_body(task, next);
     }
   }
@@ -670,7 +669,8 @@ void Runtime::run_body(Task *task, int lane) {
   if (recording && task->impl && !task->not_run_after)  // (internal tasks have no body to show)
     observer_->task_ran(lane >= 0 ? lane : config_.cpu_workers - 1, *task, start,
                         Observer::now_ns(), failed);
-  task->destroy_args();
+  // The argument block lives on until the task completes (complete()): the body's private
+  // variables are there, and children that share them may still run.
 }
 
 void Runtime::execute(Task *task, int lane, Task **next) {
@@ -687,6 +687,7 @@ void Runtime::run_included(Task *task) {
   // A child of a final task runs here and now, in program order; no dependences needed. Its
   // own children are included too, so when the body returns everything it made is done.
   run_body(task, CpuWorkerPool::current_lane());
+  task->destroy_args();  // (its children were included: all done)
   if (task->reductions) release_reduction_slots(task);
   for (Failure &failure : task->take_errors()) task->parent->record_failure(std::move(failure));
   task->drop_ref();
@@ -697,7 +698,10 @@ void Runtime::finish_body(Task *task, Task **next) {
 }
 
 void Runtime::complete(Task *task, Task **next) {
-  // The body is done and so is every child: release the dependences, tell the parent.
+  // The body is done and so is every child: release the dependences, tell the parent. The
+  // argument block goes first (OmpSs-2: a task's data environment lives until its children
+  // are done), so its destructors' effects come before the successors.
+  task->destroy_args();
   Task *const parent = task->parent;
   for (Failure &failure : task->take_errors()) parent->record_failure(std::move(failure));
   task->child_domain.reset();  // (combines the children's reductions still open)

@@ -278,6 +278,26 @@ const Candidate *Lowerer::following(const Pragma &P) const {
   return nullptr;
 }
 
+// A task pragma followed by an atomic or critical construct ('#pragma omp task' /
+// '#pragma omp atomic' / 'x += v;'): the task's statement is the construct, from its pragma
+// on, so that the construct's lowered text (inner constructs are lowered first) is the body.
+const Candidate *Lowerer::constructAfter(size_t I) {
+  if (I + 1 >= Pragmas.size())
+    return nullptr;
+  const Pragma &P = Pragmas[I], &Next = Pragmas[I + 1];
+  if (!Next.Valid || !Next.Dir || P.Operator || Next.Operator ||
+      (Next.Dir->Kind != DirectiveKind::Atomic && Next.Dir->Kind != DirectiveKind::Critical) ||
+      !onlyBlankBetween(P.End, Next.Begin))
+    return nullptr;
+  const Candidate *S = following(Next);
+  if (!S || S->FD)
+    return nullptr;
+  Candidate C = *S;
+  C.Begin = Next.Begin;
+  Adopted.push_back(C);
+  return &Adopted.back();
+}
+
 Decl *Lowerer::topLevel(Decl *D) const {
   while (D && !isa<TranslationUnitDecl>(D->getDeclContext())) {
     DeclContext *DC = D->getDeclContext();
@@ -384,6 +404,8 @@ std::vector<Lowerer::Work> Lowerer::associate() {
       }
       W.C = following(P);
       bool WantsDecl = P.Dir->Kind == DirectiveKind::Task;
+      if (!W.C && WantsDecl)
+        W.C = constructAfter(I);
       if (!W.C && WantsDecl && insideTemplateHead(P)) {
         report(DiagId::InsideTemplateHead, P.DirLoc, {dirName(P)});
         continue;

@@ -291,7 +291,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
   std::vector<const Pragma *> Nested;
   std::vector<std::pair<SourceLocation, SourceLocation>> NestedTasks;
   for (const Pragma &P : Pragmas)
-    if (&P != &Task && SM.isBeforeInTranslationUnit(Begin, P.Begin) &&
+    if (&P != &Task && !SM.isBeforeInTranslationUnit(P.Begin, Begin) && // (Begin: an adopted
+                                                                          // construct's pragma)
         SM.isBeforeInTranslationUnit(P.Begin, End))
       Nested.push_back(&P);
   if (!CPP)
@@ -470,22 +471,49 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
     return;
 
   // C: uses of shared variables become (*nanort_a->x) in place, before the body is copied.
+  // In a body that creates tasks (nested task pragmas, calls of function tasks), private and
+  // firstprivate ones become (nanort_a->x), the argument block's copy, which lives until the
+  // task's children are done; elsewhere, and for one used through a macro body, a local.
+  bool MakesTasks = !NestedTasks.empty();
+  if (!CPP && !MakesTasks) {
+    struct TaskCalls : RecursiveASTVisitor<TaskCalls> {
+      const llvm::SmallPtrSet<const FunctionDecl *, 8> &Tasks;
+      bool Found = false;
+      explicit TaskCalls(const llvm::SmallPtrSet<const FunctionDecl *, 8> &T) : Tasks(T) {}
+      bool VisitCallExpr(CallExpr *E) {
+        if (const FunctionDecl *F = E->getDirectCallee())
+          Found |= Tasks.count(F->getCanonicalDecl()) > 0;
+        return true;
+      }
+    } TC(TaskFunctions);
+    TC.TraverseStmt(Scan);
+    MakesTasks = TC.Found;
+  }
+  auto InNested = [&](SourceLocation L) {
+    SourceLocation Spelled = SM.getExpansionLoc(L);
+    for (const auto &R : NestedTasks)
+      if (!SM.isBeforeInTranslationUnit(Spelled, R.first) &&
+          SM.isBeforeInTranslationUnit(Spelled, R.second))
+        return true;
+    return false;
+  };
   if (!CPP)
-    for (const Capture &Cap : Caps) {
-      if (Cap.How != Sharing::Shared && !Cap.viewed())
+    for (Capture &Cap : Caps) {
+      Cap.InBlock = MakesTasks && !Cap.VM &&
+                    (Cap.How == Sharing::Private || Cap.How == Sharing::Firstprivate);
+      for (SourceLocation L : Cap.Uses)
+        if (Cap.InBlock && !InNested(L) && L.isMacroID() && !SM.isMacroArgExpansion(L))
+          Cap.InBlock = false;
+      if (Cap.How != Sharing::Shared && !Cap.viewed() && !Cap.InBlock)
         continue;
       std::string Name = Cap.Var->getName().str();
-      std::string View = Cap.VM ? "(*nanort_s_" + Name + ")" : "(*nanort_a->" + Name + ")";
+      std::string View = Cap.VM       ? "(*nanort_s_" + Name + ")"
+                         : Cap.InBlock ? "(nanort_a->" + Name + ")"
+                                       : "(*nanort_a->" + Name + ")";
       Plan.Views[Name] = View;
       std::set<unsigned> Done; // a macro argument may expand to several uses
       for (SourceLocation L : Cap.Uses) {
-        SourceLocation Spelled = SM.getExpansionLoc(L);
-        bool InNested = false;
-        for (const auto &R : NestedTasks)
-          if (!SM.isBeforeInTranslationUnit(Spelled, R.first) &&
-              SM.isBeforeInTranslationUnit(Spelled, R.second))
-            InNested = true;
-        if (InNested)
+        if (InNested(L))
           continue;
         if (L.isMacroID()) {
           if (!SM.isMacroArgExpansion(L)) {

@@ -799,8 +799,16 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers
-      << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers;
+    // Private variables live in the block until the task's children are done (OmpSs-2); last,
+    // so that the block's initializer leaves them to their default member initializers.
+    for (const Capture &Cap : Caps)
+      if (!Cap.VM && Cap.How == Sharing::Private) {
+        std::string Name = Cap.Var->getName().str();
+        L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
+          << Name << "{};";
+      }
+    L << "\n  static void nanort_body(void *nanort_v) {\n    " << Args
       << " *nanort_a = static_cast<" << Args << " *>(nanort_v);\n    (void)nanort_a;\n"
       << ToCopies;
     if (!Plan.ThisType.isNull())
@@ -829,11 +837,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
         L << "    _Pragma(\"GCC diagnostic pop\") (void)" << Name << ";\n";
         continue;
       }
-      if (Cap.How == Sharing::Private)
-        L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
-          << ";\n";
-      else if (Cap.How == Sharing::Inprivate &&
-               Cap.Var->getType().getNonReferenceType()->isArrayType())
+      if (Cap.How == Sharing::Inprivate &&
+          Cap.Var->getType().getNonReferenceType()->isArrayType())
         L << "    std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> " << Name
           << ";\n    __builtin_memcpy((void *)&" << Name << ", (const void *)nanort_a->nanort_c_"
           << Name << ", sizeof " << Name << ");\n";
@@ -877,7 +882,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
           F << " size_t nanort_d_" << Name << "_" << K << ";";
       } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
-      else if (Cap.How == Sharing::Firstprivate)
+      else if (Cap.How == Sharing::Firstprivate || Cap.InBlock)
         F << " " << decl(T, Name) << ";";
     }
     F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers << " };\n";
@@ -905,6 +910,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
             << ";\n  (void)" << Name << ";\n";
         continue;
       }
+      if (Cap.InBlock)
+        continue; // the body names the block's copy
       if (Cap.How == Sharing::Private) {
         F << "  " << decl(T, Name) << ";\n";
       } else if (Cap.How == Sharing::Firstprivate || Cap.How == Sharing::Inprivate) {

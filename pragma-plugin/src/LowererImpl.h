@@ -11,6 +11,8 @@
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
 #define NANORT_PLUGIN_LOWERERIMPL_H
 
+#include <deque>
+
 #include "Code.h"
 #include "Lowering.h"
 #include "NonVoid.h"
@@ -110,6 +112,9 @@ struct Capture {
   // C: the body names the variable through a pointer, (*nanort_s_x): a variable-length
   // array, or a shared variable of a variably modified type.
   bool viewed() const { return VM && (How == Sharing::Shared || VM->isArray()); }
+  // C: a private or firstprivate variable that the body names in the argument block,
+  // (nanort_a->x), so that it lives until the task's children are done (OmpSs-2).
+  bool InBlock = false;
 };
 
 class Lowerer {
@@ -149,6 +154,7 @@ private:
   PrintingPolicy Policy;
   bool CPP;
   std::vector<Candidate> Candidates;
+  std::deque<Candidate> Adopted; // tasks whose statement is an atomic or critical construct
   std::vector<FunctionDecl *> Bodies;
   std::vector<VarDecl *> Vars;
   unsigned Counter = 0;
@@ -223,6 +229,7 @@ private:
 
   bool onlyBlankBetween(SourceLocation A, SourceLocation B) const;
   const Candidate *following(const Pragma &P) const;
+  const Candidate *constructAfter(size_t I);
   bool insideTemplateHead(const Pragma &P) const;
   Decl *topLevel(Decl *D) const;
   SourceLocation topLevelStart(Decl *D) const;

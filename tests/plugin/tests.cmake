@@ -230,6 +230,16 @@ nanort_plugin_program(vla_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werr
 # declarations warn; the generated code does not add to them).
 nanort_plugin_program(vla_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror -Wno-vla
                       ${p}/vla.cpp)
+# A task's private and firstprivate variables live until its children are done (issue 19):
+# outer tasks whose inner tasks share them and are not waited for; in C++ a private object's
+# destructor runs after the inner task, not when the outer body returns.
+nanort_plugin_program(task_env_c nanocc "NANORT_CPU_WORKERS=2" -std=gnu99 -Wall -Werror
+                      ${p}/task_env.c)
+nanort_plugin_program(task_env_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/task_env.cpp)
+# A task whose statement is an atomic or a critical construct (issue 19).
+nanort_plugin_program(task_atomic_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/task_atomic.c)
 nanort_plugin_program(capture_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/capture.cpp)
 # An OmpSs-1 program as mcc takes it: printf without <stdio.h>, Nanos++'s routines without
@@ -587,10 +597,17 @@ add_test(NAME plugin.golden.reductions.c
                  ${PROJECT_SOURCE_DIR}/include reductions.c reductions.c.expected
                  ${plugin_bin}/golden/reductions.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# A task's private and firstprivate variables in its argument block when it creates tasks; a
+# task whose statement is an atomic or critical construct (issue 19).
+add_test(NAME plugin.golden.task_env.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include task_env.c task_env.c.expected
+                 ${plugin_bin}/golden/task_env.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
-                     plugin.golden.reductions.c
+                     plugin.golden.reductions.c plugin.golden.task_env.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the

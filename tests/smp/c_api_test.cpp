@@ -492,6 +492,49 @@ TEST(CApi, ParentCompletesOnlyWithItsChildren) {
   EXPECT_EQ(seen, 77);
 }
 
+// The argument block's destructor (site->args_destroy) runs when the task completes, after its
+// body and all its children (OmpSs-2: a task's data environment lives until its children are
+// done; issue 19), not when the body returns. The child is held on a flag until the test has
+// looked, so a destructor called at the body's end sees the child unfinished.
+struct HeldEnv {
+  std::atomic<bool> body_returned{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> child_done{false};
+  std::atomic<int> destroyed{0};
+  std::atomic<bool> child_done_at_destroy{false};
+};
+void held_child(void *p) {
+  HeldEnv *e = *static_cast<HeldEnv **>(p);
+  wait_for([&] { return e->release.load(); });
+  e->child_done = true;
+}
+TEST_SITE(held_child_site, held_child);
+void env_parent(void *p) {
+  HeldEnv *e = *static_cast<HeldEnv **>(p);
+  spawn(held_child_site, e);
+  e->body_returned = true;
+}
+void env_parent_destroy(void *p) {
+  HeldEnv *e = *static_cast<HeldEnv **>(p);
+  e->child_done_at_destroy = e->child_done.load();
+  ++e->destroyed;
+}
+const nanort_task_impl env_parent_impl{NANORT_DEVICE_SMP, env_parent, nullptr, nullptr, nullptr, 0};
+const nanort_task_site env_parent_site{NANORT_ABI_VERSION, "env parent", __FILE__, __LINE__,
+                                       &env_parent_impl, 1, env_parent_destroy};
+
+TEST(CApi, ArgsDestroyRunsAfterTheChildrenEnd) {
+  HeldEnv e;
+  spawn(env_parent_site, &e);
+  ASSERT_TRUE(wait_for([&] { return e.body_returned.load(); }));
+  sleep_ms(20);  // (a destructor called when the body returns has run by now)
+  EXPECT_EQ(e.destroyed.load(), 0);
+  e.release = true;
+  expect_taskwait_ok();
+  EXPECT_EQ(e.destroyed.load(), 1);
+  EXPECT_TRUE(e.child_done_at_destroy.load());
+}
+
 // Sibling tasks of different parents name the same address: one dependency domain per parent,
 // so they do not wait for each other. Child A waits (bounded) for child B to have run; if B
 // were ordered after A, A would time out.

@@ -11,8 +11,9 @@ static int my_global = 1;
 #pragma omp declare simd
 static float axpy1(float a, float x, float y) { return a * x + y; }
 
-/* copy clauses on a function task: its pointer data is shared, as with a dependence. */
-#pragma omp task copy_inout([n]f) no_copy_deps
+/* copy clauses on a function task: its pointer data is shared, as with a dependence. Copy
+ * clauses order nothing (OmpSs-1): the dependence orders it after the writer of f. */
+#pragma omp task inout([n]f) copy_inout([n]f) no_copy_deps
 static void twice(int n, float *f) {
   for (int i = 0; i < n; ++i) f[i] *= 2;
 }
