@@ -450,7 +450,8 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
           GlobalUseFinder GF(const_cast<VarDecl *>(G));
           GF.TraverseStmt(S);
           if (!GF.Uses.empty()) {
-            Caps.push_back({const_cast<VarDecl *>(G), Sharing::Shared, GF.Uses});
+            Caps.push_back(
+                {const_cast<VarDecl *>(G), Sharing::Shared, GF.Uses, std::nullopt, false});
             Cap = &Caps.back();
           }
         }
