@@ -12,6 +12,7 @@
 #   plugin.cuda.*               the wrappers' CUDA options, and a CUDA task without CUDA kernels
 #   plugin.omp.libgomp          omp.h's routines in a program that also has libgomp
 #   plugin.make.ompss.*         an OmpSs project built by its own Makefile, CC = nanocc
+#   plugin.ompss_suite_runner   bench/ompss-suite/run_suite.py on its own small suite
 #   plugin.package.*            nanort_annotate from the installed package (clang; CUDA kernels)
 #
 # The programs check their own results, print FAILED and exit non-zero when one is wrong.
@@ -544,6 +545,21 @@ if(NANORT_MAKE AND NOT NANORT_SANITIZE)
     set_tests_properties(${test} PROPERTIES ENVIRONMENT "${environment}")
     nanort_test_properties(plugin ${test})
   endforeach()
+endif()
+
+# The OmpSs suite runner (bench/ompss-suite/run_suite.py) on its own small suite: the counts
+# it reports (what was selected, built and passed with 1 and 2 workers) and a failure's cause.
+# Outside sanitizer builds (the installed programs are built without the sanitizer runtime).
+if(Python3_Interpreter_FOUND AND NOT NANORT_SANITIZE)
+  nanort_add_checked_test(NAME plugin.ompss_suite_runner
+    EXPECT "wrong_result_fails.c +build=ok +runs=FAIL,FAIL +NANORT_CPU_WORKERS=1: exit status 1"
+           "parallel_out_of_subset.c +build=FAIL"
+           "all run-tests: 4 tests, 3 built, 2 passed with every worker count \\(1,2\\)"
+           "subset [^\n]*: 3 tests, 3 built, 2 passed with every worker count \\(1,2\\)"
+    REJECT "ignored.c"
+    COMMAND bash ${PROJECT_SOURCE_DIR}/bench/ompss-suite/check_fixture.sh ${PROJECT_BINARY_DIR}
+            ${plugin_bin}/ompss-suite)
+  nanort_test_properties(plugin plugin.ompss_suite_runner)
 endif()
 
 # Golden test of the lowered source (tests/plugin/golden/*.expected).
