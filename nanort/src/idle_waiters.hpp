@@ -54,16 +54,19 @@ class IdleWaiters {
   }
   void notify_all() { notify(INT_MAX); }
   // For a caller that has just issued the fence itself.
-  void notify_after_fence(std::size_t n) {
-    if (sleepers_.load() == 0) return;
+  // Returns how many sleepers the kernel woke (0 also when one was about to sleep: the epoch's
+  // change keeps it from sleeping).
+  long notify_after_fence(std::size_t n) {
+    if (sleepers_.load() == 0) return 0;
     epoch_.fetch_add(1);
-    futex(FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : static_cast<std::uint32_t>(n));
+    return futex(FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : static_cast<std::uint32_t>(n));
   }
+  bool has_sleepers() const { return sleepers_.load() > 0; }
 
  private:
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  void futex(int op, std::uint32_t value, const timespec *timeout = nullptr) {
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&epoch_), op, value, timeout, nullptr,
+  long futex(int op, std::uint32_t value, const timespec *timeout = nullptr) {
+    return syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&epoch_), op, value, timeout, nullptr,
             0);
   }
 

@@ -221,7 +221,9 @@ Runtime::Runtime() {
   if (config_.cpu_workers <= 0)
     config_.cpu_workers = default_cpu_workers(
         topology_->usable_cpus(), topology_->logical_cpus(), local_rank_from_environment());
-  scheduler_ = make_scheduler(config_.scheduler);
+  // (Before anything that may push: device managers start with open_devices.)
+  ready_ = std::make_unique<ReadyPath>(config_.cpu_workers, std::max(1, config_.cpu_workers) - 1,
+                                       idle_, spare_idle_);
   placement_ = make_placement(config_.scheduler, config_.energy_rate);
   energy_policy_ = config_.scheduler == "energy";
   if (const auto why = affinity_.parse(config_.affinity))
@@ -498,7 +500,7 @@ nanort_status Runtime::submit(Task *task) {
   for (const Access &access : task->accesses)
     task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
   if (!device && task->accesses.empty() && !task->undeferred &&
-      scheduler_->size_hint() > ready_limit_) {
+      ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
     // Plenty of work is queued already and this task waits for nothing: run it here and now
     // (work first). The parent does not count it as a child unless it leaves children behind.
     task->counted_in_parent = false;
@@ -531,7 +533,8 @@ nanort_status Runtime::submit(Task *task) {
     task->drop_ref();
     return NANORT_SUCCESS;
   }
-  if (!device && !ready.empty() && scheduler_->size_hint() > ready_limit_) {
+  if (!device && !ready.empty() &&
+      ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
     // Plenty of work is queued already: run this ready task (the only one 'ready' can hold)
     // here and now (work first), which costs no queueing and bounds the queue.
     execute(task, CpuWorkerPool::current_lane(), nullptr);
@@ -554,8 +557,9 @@ thread_local ReadyList *not_run_queue = nullptr;
 
 void Runtime::push_ready(ReadyList &ready, Task **next) {
   if (ready.empty()) return;
-  std::size_t pushed = 0;
+  bool queued = false;
   bool creator_waits = false;
+  const int lane = CpuWorkerPool::current_lane();
   ReadyList not_run_here;
   for (Task *task : ready) {
     // After a failed predecessor: ended here, unrun (an undeferred CPU task is ended by its
@@ -581,28 +585,13 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     } else if (task->undeferred) {
       task->ready_for_creator.store(true);
       creator_waits = true;
-    } else if (next && !*next && scheduler_->size_hint() == 0) {
-      // Nothing else waits: the caller runs this one next, warm in its cache, bypassing the
-      // queue (no priority can be overtaken when the queue is empty).
-      *next = task;
     } else {
-      scheduler_->push(task);
-      ++pushed;
+      // A CPU task: this thread's queue, or (a successor this worker released) its 'next',
+      // to run here next, warm in its cache.
+      queued = ready_->push(task, lane, next) || queued;
     }
   }
-  if (pushed) {
-    // Wake sleepers for the tasks that the threads now polling for work cannot take (threads
-    // busy in a task body do not count: they may stay there for a long time). The fence
-    // orders the push before the look at spinning_; a thread that stops polling looks the
-    // other way round.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    const std::size_t queued = scheduler_->size_hint();
-    const std::size_t spinning = static_cast<std::size_t>(std::max(0, spinning_.load()));
-    if (queued > spinning) {
-      idle_.notify_after_fence(queued - spinning);
-      spare_idle_.notify_after_fence(queued - spinning);
-    }
-  }
+  if (queued) ready_->wake();
   if (creator_waits) idle_.notify_all();
   if (!not_run_here.empty()) {
     struct Draining {  // (reset however the loop ends)
@@ -626,16 +615,12 @@ void Runtime::not_run(Task *task) {
 // ---------------------------------------------------------------------------------------------
 // Execution
 
-bool Runtime::run_one(int lane) {
-  if (scheduler_->size_hint() == 0) return false;
-  Task *task = scheduler_->pop(lane);
-  if (!task) return false;
+void Runtime::run_from(Task *task, int lane) {
   while (task) {
     Task *next = nullptr;
     execute(task, lane, &next);
     task = next;
   }
-  return true;
 }
 
 void Runtime::run_body(Task *task, int lane) {
@@ -747,30 +732,53 @@ void Runtime::help_until(int lane, Done done) {
 
 template <class Done>
 void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
-  // Run ready tasks; when there are none, poll for a while (counted in spinning_, so that a
-  // push knows someone will see it), then sleep until a push or the event 'done' waits for.
+  // Run ready tasks; when there are none, poll for a while as a spinner (ReadyPath: a push
+  // wakes nobody while someone spins), then sleep until a push or the event 'done' waits for.
+  // A thread woken from its sleep searches as a spinner first, so that it wakes the next one
+  // if it finds work (workers come up one by one while work remains).
   const std::uint64_t spin_ns = static_cast<std::uint64_t>(config_.spin_us) * 1000;
+  bool spinning = false;
+  std::uint64_t deadline = 0;
+  unsigned polls = 0;
+  // A few looks first, unannounced: work often comes within a microsecond, and not writing
+  // the spinner count then keeps that line quiet for the threads that push.
+  unsigned quiet_looks = 0;
+  const auto spin = [&] {
+    spinning = ready_->start_spinning();
+    deadline = Observer::now_ns() + spin_ns;
+    polls = 0;
+  };
   while (!done()) {
-    if (run_one(lane)) continue;
-    // A short look first, unannounced: work often follows within a microsecond, and not
-    // writing spinning_ then keeps that line quiet for the threads that push.
-    bool found = false;
-    for (int polls = 0; polls < 256 && !found; ++polls) {
-      found = done() || scheduler_->size_hint() > 0;
-      NANORT_CPU_RELAX();
+    if (Task *task = ready_->take(lane)) {
+      if (spinning) {
+        spinning = false;
+        ready_->stop_spinning(true, false);
+      }
+      run_from(task, lane);
+      quiet_looks = 0;
+      continue;
     }
-    if (found) continue;
-    spinning_.fetch_add(1);
-    const std::uint64_t deadline = Observer::now_ns() + spin_ns;
-    bool progress = false;
-    for (int polls = 0; !progress; ++polls) {
-      if (done() || scheduler_->size_hint() > 0) progress = true;
+    if (!spinning && spin_ns > 0 && quiet_looks < 16) {
+      ++quiet_looks;
       NANORT_CPU_RELAX();
-      if ((polls & 63) == 63 && Observer::now_ns() >= deadline) break;
+      continue;
     }
-    spinning_.fetch_sub(1);
-    if (!progress) sleep_in.sleep_unless([&] { return done() || scheduler_->size_hint() > 0; });
+    if (!spinning && spin_ns > 0) {
+      spin();
+      if (spinning) continue;
+    } else if (spinning && ((++polls & 15) != 0 || Observer::now_ns() < deadline)) {
+      NANORT_CPU_RELAX();
+      continue;
+    }
+    if (spinning) {
+      spinning = false;
+      ready_->stop_spinning(false, false);  // (the check before sleeping sees what it left)
+    }
+    sleep_in.sleep_unless([&] { return done() || ready_->any_work(); });
+    ready_->woken();
+    spin();
   }
+  if (spinning) ready_->stop_spinning(false, true);
 }
 
 template <class Done>
@@ -1338,7 +1346,7 @@ void Runtime::place(Task *task) {
       if (!impl.smp_fn || device_count(NANORT_DEVICE_SMP) == 0) continue;
       PlacementCandidate cpu;
       cpu.impl = &impl;
-      cpu.load = static_cast<double>(scheduler_->size_hint()) / device_count(NANORT_DEVICE_SMP);
+      cpu.load = static_cast<double>(ready_->approximate_size()) / device_count(NANORT_DEVICE_SMP);
       if (scored) cpu.affinity = affinity_.score(task->label, "smp", "smp");
       cpu.watts = config_.smp_watts;
       candidates.push_back(cpu);

@@ -24,6 +24,7 @@
 #include "config.hpp"
 #include "dependencies.hpp"
 #include "idle_waiters.hpp"
+#include "ready/ready_path.hpp"
 #include "scheduler/affinity.hpp"
 #include "task.hpp"
 
@@ -178,7 +179,8 @@ class Runtime {
   // (DependencyDomain::set_early_across_kinds).
   std::uint32_t early_across_kinds() const;
 
-  bool run_one(int lane);
+  // Runs 'task', then each task it hands on to run next (a successor it released).
+  void run_from(Task *task, int lane);
   void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
   void run_included(Task *task);
@@ -199,7 +201,6 @@ class Runtime {
 
   Config config_;
   std::unique_ptr<Topology> topology_;
-  std::unique_ptr<SchedulerPolicy> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;  // null: breadth-first places nothing
   std::unique_ptr<PerfModel> perf_model_;       // dmda only
   std::unique_ptr<EnergyMeter> energy_;         // NANORT_STATS or the energy policy, CUDA GPUs
@@ -234,11 +235,11 @@ class Runtime {
   std::unique_ptr<CpuWorkerPool> cpu_;
   // Written while the program runs: each on a cache line of its own, away from the fields
   // above that every task creation reads.
-  alignas(64) std::atomic<int> spinning_{0};  // threads polling for work (not busy, not asleep)
   alignas(64) std::atomic<bool> stopping_{false};
   std::size_t ready_limit_ = 0;  // queued tasks past which creators run ready tasks at once
   alignas(64) IdleWaiters idle_;
   alignas(64) IdleWaiters spare_idle_;  // running spare threads sleep here (block_until)
+  std::unique_ptr<ReadyPath> ready_;     // the CPU tasks' queues (ready/ready_path.hpp)
   std::mutex roots_mutex_;
   std::vector<Task *> roots_;
   alignas(64) std::atomic<std::int64_t> cpu_expected_ns_{0};  // dmda: queued CPU work

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,40 @@ TEST(CApi, ChainOfInoutTasksRunsInCreationOrder) {
   std::vector<int> expected(kTasks);
   std::iota(expected.begin(), expected.end(), 0);
   EXPECT_EQ(order, expected);
+}
+
+// Locality: a task's successor, released when it ends, runs next on the same thread, warm in
+// its cache, even while other ready tasks wait (the other pool thread is busy with them too).
+struct PairArgs {
+  long *x;
+  std::thread::id *ran_on;
+  int busy_us;
+};
+void pair_step(void *p) {
+  auto *a = static_cast<PairArgs *>(p);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(a->busy_us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  ++*a->x;
+  *a->ran_on = std::this_thread::get_id();
+}
+TEST_SITE(pair_site, pair_step);
+
+TEST(CApi, AReleasedSuccessorRunsOnTheThreadThatReleasedIt) {
+  constexpr int kPairs = 40;
+  long x[kPairs] = {};
+  std::thread::id first_on[kPairs], second_on[kPairs];
+  for (int i = 0; i < kPairs; ++i)
+    spawn(pair_site, PairArgs{&x[i], &first_on[i], 200}, {{&x[i], sizeof x[i], NANORT_INOUT}});
+  for (int i = 0; i < kPairs; ++i)
+    spawn(pair_site, PairArgs{&x[i], &second_on[i], 0}, {{&x[i], sizeof x[i], NANORT_INOUT}});
+  expect_taskwait_ok();
+  int elsewhere = 0;
+  for (int i = 0; i < kPairs; ++i) {
+    EXPECT_EQ(x[i], 2);
+    elsewhere += first_on[i] != second_on[i];
+  }
+  EXPECT_EQ(elsewhere, 0) << "successors that ran on another thread than their predecessor";
 }
 
 struct FillArgs {

@@ -1,5 +1,5 @@
-// breadth-first: one queue shared by all workers, first come first served among tasks of
-// equal priority; higher priorities first.
+// breadth-first: the queue of a device kind, shared by its devices, first come first served
+// among tasks of equal priority; higher priorities first.
 #include <atomic>
 #include <deque>
 #include <map>

@@ -6,9 +6,9 @@ std::unique_ptr<SchedulerPolicy> make_breadth_first();
 
 const std::vector<SchedulerInfo> &scheduler_policies() {
   static const std::vector<SchedulerInfo> policies = {
-      {"breadth-first", "one shared FIFO queue, higher priority first; device tasks wait in one "
-       "queue per device kind and go to whichever device of that kind is free first (the "
-       "default)", &make_breadth_first},
+      {"breadth-first", "CPU tasks wait in a queue per worker, oldest first, and idle workers "
+       "steal; higher priority first; device tasks wait in one queue per device kind and go to "
+       "whichever device of that kind is free first (the default)", &make_breadth_first},
       {"locality", "breadth-first queues; each ready task that several devices could run goes "
        "where the data it writes lives alone, else to the device holding most of what it reads "
        "unless that one is markedly more loaded, else to the least loaded device (the CPU "

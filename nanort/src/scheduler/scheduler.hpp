@@ -1,9 +1,9 @@
-// Scheduler: where ready tasks wait until a worker or device takes them.
+// Scheduler: the policies by name (NANORT_SCHEDULER), and the queues device tasks wait in.
 //
-// A policy sees three calls: push a ready task, pop one for a given worker, and how many
-// tasks wait (a hint read without locking, for idle checks and for throttling creation). The
-// runtime wakes workers after a push. Policies are chosen by name
-// (NANORT_SCHEDULER); device-aware policies join this registry with the device backends.
+// CPU tasks wait in the ready path (ready/ready_path.hpp: a queue per worker, stealing), the
+// same under every policy; what a policy decides is where a task runs (placement.hpp). Device
+// tasks wait in a SchedulerPolicy per device kind: push a ready task, pop one for a device, and
+// how many tasks wait (a hint read without locking, for idle checks).
 #pragma once
 
 #include <cstddef>

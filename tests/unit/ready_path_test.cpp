@@ -1,0 +1,236 @@
+// The ready path of CPU tasks (nanort/src/ready/): the per-thread ring, stealing, the overflow
+// queue, priorities, the hand-off of a released successor, and the wake-up of a sleeper. Driven
+// by hand, without the runtime: tasks are bare Task objects that nothing runs.
+#include <ready/local_queue.hpp>
+#include <ready/ready_path.hpp>
+#include <dependencies.hpp>
+#include <reduction.hpp>
+#include <task.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using nanort::rt::IdleWaiters;
+using nanort::rt::LocalQueue;
+using nanort::rt::ReadyPath;
+using nanort::rt::Task;
+
+// LocalQueue never looks inside a task: numbers stand for them.
+Task *fake(std::uintptr_t i) { return reinterpret_cast<Task *>((i + 1) * 64); }
+std::uintptr_t number(Task *task) { return reinterpret_cast<std::uintptr_t>(task) / 64 - 1; }
+
+TEST(LocalQueue, OwnerTakesOldestFirst) {
+  LocalQueue queue;
+  for (std::uintptr_t i = 0; i < 5; ++i) ASSERT_TRUE(queue.push(fake(i)));
+  EXPECT_EQ(queue.size(), 5u);
+  for (std::uintptr_t i = 0; i < 5; ++i) EXPECT_EQ(number(queue.pop()), i);
+  EXPECT_EQ(queue.pop(), nullptr);
+}
+
+TEST(LocalQueue, AThiefTakesTheOlderHalf) {
+  LocalQueue queue;
+  for (std::uintptr_t i = 0; i < 9; ++i) ASSERT_TRUE(queue.push(fake(i)));
+  Task *stolen[16];
+  ASSERT_EQ(queue.grab(stolen, 16), 5u);  // half, rounded up
+  for (std::uintptr_t i = 0; i < 5; ++i) EXPECT_EQ(number(stolen[i]), i);
+  EXPECT_EQ(queue.size(), 4u);
+  ASSERT_EQ(queue.grab(stolen, 1), 1u);  // at most as many as asked for
+  EXPECT_EQ(number(stolen[0]), 5u);
+  EXPECT_EQ(number(queue.pop()), 6u);
+}
+
+TEST(LocalQueue, AFullRingRefusesMore) {
+  LocalQueue queue;
+  for (std::uintptr_t i = 0; i < LocalQueue::kCapacity; ++i) ASSERT_TRUE(queue.push(fake(i)));
+  EXPECT_FALSE(queue.push(fake(LocalQueue::kCapacity)));
+  EXPECT_EQ(number(queue.pop()), 0u);
+  EXPECT_TRUE(queue.push(fake(LocalQueue::kCapacity)));  // the slot freed is reused
+}
+
+// One owner pushing and taking, three thieves: every task is taken exactly once.
+TEST(LocalQueue, EveryTaskIsTakenOnceUnderConcurrentStealing) {
+  constexpr std::uintptr_t kTasks = 300000;
+  LocalQueue queue;
+  std::vector<std::uint8_t> taken(kTasks, 0);
+  std::atomic<bool> pushed_all{false};
+  std::atomic<std::uintptr_t> total{0};
+  auto take = [&](Task *task) {
+    taken[number(task)]++;  // (each index by one thread only, if the queue is right)
+    total.fetch_add(1);
+  };
+  std::vector<std::thread> thieves;
+  for (int t = 0; t < 3; ++t)
+    thieves.emplace_back([&] {
+      Task *batch[64];
+      for (;;) {
+        const bool last_look = pushed_all.load();
+        const std::uint32_t n = queue.grab(batch, 64);
+        for (std::uint32_t i = 0; i < n; ++i) take(batch[i]);
+        if (n == 0 && last_look) return;
+      }
+    });
+  for (std::uintptr_t i = 0; i < kTasks; ++i) {
+    while (!queue.push(fake(i)))
+      if (Task *task = queue.pop()) take(task);
+    if (i % 7 == 0)
+      if (Task *task = queue.pop()) take(task);
+  }
+  pushed_all.store(true);
+  while (Task *task = queue.pop()) take(task);
+  for (std::thread &thief : thieves) thief.join();
+  EXPECT_EQ(total.load(), kTasks);
+  std::uintptr_t wrong = 0;
+  for (std::uint8_t count : taken) wrong += count != 1;
+  EXPECT_EQ(wrong, 0u) << "tasks taken zero times or more than once";
+}
+
+struct Tasks {
+  std::vector<std::unique_ptr<Task>> all;
+  Task *make(int priority = 0) {
+    all.push_back(std::make_unique<Task>());
+    all.back()->priority = priority;
+    return all.back().get();
+  }
+};
+
+struct Path {
+  IdleWaiters idle, spares;
+  ReadyPath path{4, 0, idle, spares};  // four workers, no pool threads: every thread external
+};
+
+TEST(ReadyPath, PositivePrioritiesFirstThenOldestThenNegative) {
+  Path p;
+  Tasks tasks;
+  Task *zero1 = tasks.make(0), *minus = tasks.make(-3), *high = tasks.make(9),
+       *zero2 = tasks.make(0), *low = tasks.make(2);
+  for (Task *task : {zero1, minus, high, zero2, low}) EXPECT_TRUE(p.path.push(task, -1));
+  EXPECT_EQ(p.path.take(-1), high);
+  EXPECT_EQ(p.path.take(-1), low);
+  EXPECT_EQ(p.path.take(-1), zero1);
+  EXPECT_EQ(p.path.take(-1), zero2);
+  EXPECT_EQ(p.path.take(-1), minus);
+  EXPECT_EQ(p.path.take(-1), nullptr);
+  EXPECT_FALSE(p.path.any_work());
+}
+
+TEST(ReadyPath, AReleasedSuccessorRunsNextUnlessOutranked) {
+  Path p;
+  Tasks tasks;
+  Task *next = nullptr;
+  Task *first = tasks.make(0);
+  EXPECT_FALSE(p.path.push(first, -1, &next)) << "handed on, not queued";
+  EXPECT_EQ(next, first);
+  Task *second = tasks.make(0);
+  EXPECT_TRUE(p.path.push(second, -1, &next));  // the slot is taken: queued
+  EXPECT_EQ(next, first);
+  Task *urgent = tasks.make(5);
+  EXPECT_TRUE(p.path.push(urgent, -1, &next));  // displaces 'first', which is queued
+  EXPECT_EQ(next, urgent);
+  EXPECT_EQ(p.path.take(-1), second);
+  EXPECT_EQ(p.path.take(-1), first);
+
+  // A task of priority 7 waits: a successor of priority 0 or 5 does not overtake it.
+  Task *waiting = tasks.make(7);
+  p.path.push(waiting, -1);
+  Task *next2 = nullptr;
+  Task *plain = tasks.make(0), *five = tasks.make(5), *eight = tasks.make(8);
+  EXPECT_TRUE(p.path.push(plain, -1, &next2));
+  EXPECT_TRUE(p.path.push(five, -1, &next2));
+  EXPECT_EQ(next2, nullptr);
+  EXPECT_FALSE(p.path.push(eight, -1, &next2));  // outranks everything waiting
+  EXPECT_EQ(next2, eight);
+  // A negative priority is never handed on: tasks of priority 0 may wait elsewhere.
+  Task *next3 = nullptr;
+  EXPECT_TRUE(p.path.push(tasks.make(-1), -1, &next3));
+  EXPECT_EQ(next3, nullptr);
+  EXPECT_EQ(p.path.take(-1), waiting);
+  EXPECT_EQ(p.path.take(-1), five);
+  EXPECT_EQ(p.path.take(-1), plain);
+}
+
+TEST(ReadyPath, AnIdleThreadStealsHalfIntoItsOwnQueue) {
+  Path p;
+  Tasks tasks;
+  std::vector<Task *> made;
+  for (int i = 0; i < 100; ++i) made.push_back(tasks.make());
+  for (Task *task : made) p.path.push(task, -1);  // this thread's queue
+  EXPECT_EQ(p.path.queued_near(-1), 100u);
+  std::vector<Task *> seen;
+  std::size_t left_in_thief = 0;
+  std::thread thief([&] {
+    seen.push_back(p.path.take(-1));  // steals 50: runs the oldest, keeps 49
+    left_in_thief = p.path.queued_near(-1);
+    while (Task *task = p.path.take(-1)) seen.push_back(task);
+  });
+  thief.join();
+  EXPECT_EQ(left_in_thief, 49u);
+  ASSERT_EQ(seen.size(), 100u) << "the thief steals again once its own queue is empty";
+  EXPECT_EQ(seen.front(), made.front());
+  EXPECT_EQ(std::set<Task *>(seen.begin(), seen.end()).size(), 100u);
+  EXPECT_EQ(p.path.approximate_size(), 0u);
+}
+
+TEST(ReadyPath, AFullQueueOverflowsAndNothingIsLost) {
+  Path p;
+  Tasks tasks;
+  const std::size_t count = LocalQueue::kCapacity + 1000;
+  for (std::size_t i = 0; i < count; ++i) p.path.push(tasks.make(), -1);
+  EXPECT_EQ(p.path.approximate_size(), count);
+  std::set<Task *> seen;
+  std::thread other([&] {  // another thread takes them all, through stealing and the overflow
+    while (Task *task = p.path.take(-1)) seen.insert(task);
+  });
+  other.join();
+  EXPECT_EQ(seen.size(), count);
+  EXPECT_FALSE(p.path.any_work());
+}
+
+// A sleeper (as Runtime::help_until sleeps) is woken by a push when nobody spins, and not
+// left asleep when the push comes while it goes to sleep.
+TEST(ReadyPath, APushWakesASleeper) {
+  Path p;
+  Tasks tasks;
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<bool> got{false};
+    std::thread sleeper([&] {
+      for (;;) {
+        if (Task *task = p.path.take(-1)) {
+          got.store(task != nullptr);
+          return;
+        }
+        p.idle.sleep_unless([&] { return p.path.any_work(); });
+        p.path.woken();
+      }
+    });
+    if (round % 2) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    Task *task = tasks.make();
+    ASSERT_TRUE(p.path.push(task, -1));
+    p.path.wake();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!got.load() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    ASSERT_TRUE(got.load()) << "round " << round << ": the sleeper was never woken";
+    sleeper.join();
+  }
+}
+
+TEST(ReadyPath, AtMostHalfTheWorkersSpin) {
+  Path p;
+  Tasks tasks;
+  ASSERT_TRUE(p.path.start_spinning());
+  ASSERT_TRUE(p.path.start_spinning());
+  EXPECT_FALSE(p.path.start_spinning()) << "at most half the workers spin";
+  p.path.stop_spinning(false, false);
+  p.path.stop_spinning(false, false);
+}
+
+}  // namespace
