@@ -129,13 +129,19 @@ TEST(CApi, ChainOfInoutTasksRunsInCreationOrder) {
 
 // Locality: a task's successor, released when it ends, runs next on the same thread, warm in
 // its cache, even while other ready tasks wait (the other pool thread is busy with them too).
+// The first tasks wait until every successor is submitted, so that each one is released by
+// its predecessor's end, not ready at once.
 struct PairArgs {
   long *x;
   std::thread::id *ran_on;
+  const std::atomic<bool> *go;  // null for the successors
   int busy_us;
 };
 void pair_step(void *p) {
   auto *a = static_cast<PairArgs *>(p);
+  const auto start = std::chrono::steady_clock::now();
+  while (a->go && !a->go->load() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+  }
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(a->busy_us);
   while (std::chrono::steady_clock::now() < until) {
   }
@@ -148,10 +154,13 @@ TEST(CApi, AReleasedSuccessorRunsOnTheThreadThatReleasedIt) {
   constexpr int kPairs = 40;
   long x[kPairs] = {};
   std::thread::id first_on[kPairs], second_on[kPairs];
+  std::atomic<bool> go{false};
   for (int i = 0; i < kPairs; ++i)
-    spawn(pair_site, PairArgs{&x[i], &first_on[i], 200}, {{&x[i], sizeof x[i], NANORT_INOUT}});
+    spawn(pair_site, PairArgs{&x[i], &first_on[i], &go, 200}, {{&x[i], sizeof x[i], NANORT_INOUT}});
   for (int i = 0; i < kPairs; ++i)
-    spawn(pair_site, PairArgs{&x[i], &second_on[i], 0}, {{&x[i], sizeof x[i], NANORT_INOUT}});
+    spawn(pair_site, PairArgs{&x[i], &second_on[i], nullptr, 0},
+          {{&x[i], sizeof x[i], NANORT_INOUT}});
+  go.store(true);
   expect_taskwait_ok();
   int elsewhere = 0;
   for (int i = 0; i < kPairs; ++i) {
