@@ -743,6 +743,13 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
   // A few looks first, unannounced: work often comes within a microsecond, and not writing
   // the spinner count then keeps that line quiet for the threads that push.
   unsigned quiet_looks = 0;
+  // Between two fruitless looks, a pause that doubles up to about a microsecond: each look
+  // reads the other threads' queue ends, and fewer reads leave those lines to their owners.
+  unsigned backoff = 1;
+  const auto pause = [&backoff] {
+    for (unsigned i = 0; i < backoff; ++i) NANORT_CPU_RELAX();
+    if (backoff < 64) backoff *= 2;
+  };
   const auto spin = [&] {
     spinning = ready_->start_spinning();
     deadline = Observer::now_ns() + spin_ns;
@@ -756,18 +763,19 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
       }
       run_from(task, lane);
       quiet_looks = 0;
+      backoff = 1;
       continue;
     }
     if (!spinning && spin_ns > 0 && quiet_looks < 16) {
       ++quiet_looks;
-      NANORT_CPU_RELAX();
+      pause();
       continue;
     }
     if (!spinning && spin_ns > 0) {
       spin();
       if (spinning) continue;
-    } else if (spinning && ((++polls & 15) != 0 || Observer::now_ns() < deadline)) {
-      NANORT_CPU_RELAX();
+    } else if (spinning && ((++polls & 3) != 0 || Observer::now_ns() < deadline)) {
+      pause();
       continue;
     }
     if (spinning) {
@@ -776,6 +784,7 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
     }
     sleep_in.sleep_unless([&] { return done() || ready_->any_work(); });
     ready_->woken();
+    backoff = 1;
     spin();
   }
   if (spinning) ready_->stop_spinning(false, true);
