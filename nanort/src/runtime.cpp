@@ -373,7 +373,8 @@ Task *Runtime::current_task() {
 Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
   auto *task = new Task();
   // (For in_reduction: the taskgroups around its creator are around it too.)
-  if (Task *creator = tls_current ? tls_current : tls_root) task->taskgroup = creator->taskgroup;
+  if (Task *creator = tls_current ? tls_current : tls_root)
+    task->taskgroup = task->inherited_taskgroup = creator->taskgroup;
   task->site = site;
   if (site) {
     task->label = site->label;

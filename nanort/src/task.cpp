@@ -13,7 +13,7 @@ void Task::operator delete(void *memory) noexcept { TaskPool::deallocate(memory)
 
 Task::~Task() {
   // Taskgroups its body left open (the C ABI's begin without its end).
-  while (taskgroup && taskgroup->owner == this) {
+  while (taskgroup && taskgroup != inherited_taskgroup) {
     TaskgroupScope *outer = taskgroup->outer;
     delete taskgroup;
     taskgroup = outer;

@@ -174,6 +174,10 @@ struct Task {
   // The innermost OpenMP taskgroup its body is in: one it opened, else its creator's when it
   // was created (so that in_reduction finds the taskgroup's reductions from any depth).
   TaskgroupScope *taskgroup = nullptr;
+  // The creator's, as it was at creation: the scopes above it in 'taskgroup' are the task's own.
+  // (Told apart by address, never by reading the creator's scope: that one may be gone by the
+  // time the task is destroyed, its taskgroup ended once the task completed.)
+  TaskgroupScope *inherited_taskgroup = nullptr;
 
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On
