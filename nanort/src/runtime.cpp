@@ -744,12 +744,13 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
   // A few looks first, unannounced: work often comes within a microsecond, and not writing
   // the spinner count then keeps that line quiet for the threads that push.
   unsigned quiet_looks = 0;
-  // Between two fruitless looks, a pause that doubles up to about a microsecond: each look
+  // While spinning, between two fruitless looks, a pause that doubles up to 16: each look
   // reads the other threads' queue ends, and fewer reads leave those lines to their owners.
+  // (Not longer: a chain of dependent tasks waits that long for each hand-over.)
   unsigned backoff = 1;
   const auto pause = [&backoff] {
     for (unsigned i = 0; i < backoff; ++i) NANORT_CPU_RELAX();
-    if (backoff < 64) backoff *= 2;
+    if (backoff < 16) backoff *= 2;
   };
   const auto spin = [&] {
     spinning = ready_->start_spinning();
@@ -769,7 +770,7 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
     }
     if (!spinning && spin_ns > 0 && quiet_looks < 16) {
       ++quiet_looks;
-      pause();
+      NANORT_CPU_RELAX();
       continue;
     }
     if (!spinning && spin_ns > 0) {
