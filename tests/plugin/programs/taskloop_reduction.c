@@ -1,9 +1,10 @@
 /* Reductions on OpenMP / OmpSs-1 taskloops (#pragma omp): the taskloop's implicit group is the
  * reduction's scope, so the result is in the variable when the taskloop ends. Sums, a maximum,
  * a product, two clauses on one taskloop, a whole array, a declared reduction on a struct,
- * 'taskloop simd', an empty loop (the variable keeps its value), a collapsed nest, and
+ * 'taskloop simd', an empty loop (the variable keeps its value), a collapsed nest,
  * in_reduction taskloops (with nogroup) and a task joining an enclosing taskgroup's
- * task_reduction. Each result is compared with the same loop run in order. */
+ * task_reduction, and a taskloop with a reduction inside a task. Each result is compared with
+ * the same loop run in order. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -136,6 +137,20 @@ int main(void) {
     g += 1000;
   }
   CHECK(g == 5 + (rsum - 100) + 45 + 1000);
+
+  /* A taskloop with a reduction inside a task: the variable is the task's shared one. */
+  long inner = 1;
+  int offset = 5;
+  #pragma omp task shared(inner) firstprivate(offset)
+  {
+    #pragma omp taskloop grainsize(7) reduction(+: inner)
+    for (int i = 0; i < 100; ++i) inner += v[i] + offset;
+    inner *= 2; /* after the taskloop's group: the sum is there */
+  }
+  #pragma omp taskwait
+  long rinner = 1;
+  for (int i = 0; i < 100; ++i) rinner += v[i] + 5;
+  CHECK(inner == 2 * rinner);
 
   free(v), free(f), free(mat);
   CHECK_DONE();

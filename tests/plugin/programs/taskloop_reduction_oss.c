@@ -2,8 +2,9 @@
  * task reduction, which is combined before the next access to the variable (a task that
  * reads it) or at the taskwait; the taskloop itself does not wait. Sums, a maximum, a product,
  * a collapsed nest with dependences per iteration and a reduction, 'taskloop for', a function
- * that returns its result, and two taskloops reducing into the same variable one after the
- * other. Each result is compared with the same loop run in order. */
+ * that returns its result, two taskloops reducing into the same variable one after the
+ * other, and a collapsed taskloop with a reduction inside a task. Each result is compared
+ * with the same loop run in order. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -89,6 +90,21 @@ int main(void) {
   }
   CHECK(rows_ok);
   CHECK(trace == rtrace);
+
+  /* A collapsed taskloop with a reduction inside a task, waited for inside it. */
+  long inside = 0;
+  int weight = 3;
+  #pragma oss task inout(inside) in(a[0;N])
+  {
+    #pragma oss taskloop collapse(2) reduction(+: inside) in(a[x * 30 + y])
+    for (int x = 0; x < 40; ++x)
+      for (int y = 0; y < 30; ++y) inside += a[x * 30 + y] * weight;
+    #pragma oss taskwait
+  }
+  #pragma oss taskwait
+  long rinside = 0;
+  for (int k = 0; k < 1200; ++k) rinside += a[k] * 3;
+  CHECK(inside == rinside);
 
   free(a), free(b), free(m), free(row);
   CHECK_DONE();
