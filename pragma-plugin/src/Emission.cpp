@@ -277,21 +277,32 @@ void emitAccess(Code &C, const DepItem &D, const char *Fn, const char *Mode, boo
 // A dependence of a chunk that names the loop variable: the item for each iteration of the
 // chunk, the variable bound to the iteration's value; successive items that touch or overlap
 // are merged into one access (2-D items are registered one by one).
-void emitTaskloopAccess(Code &C, const DepItem &D, const std::string &Type,
-                        const std::string &Var, bool CPP, const ItemChecks &Check) {
+void emitTaskloopAccess(Code &C, const DepItem &D,
+                        const std::vector<std::pair<std::string, std::string>> &Vars, bool CPP,
+                        const ItemChecks &Check) {
   const char *Mode = modeName(D.Mode);
   const std::map<std::string, std::string> *Saved = C.Subst;
   std::map<std::string, std::string> Own;
-  if (Saved && Saved->count(Var)) { // the iteration's own variable, not the enclosing task's
-    Own = *Saved;
-    Own.erase(Var);
-    C.Subst = &Own;
-  }
+  for (const auto &V : Vars)
+    if (Saved && Saved->count(V.second)) { // the iteration's own variable, not the enclosing
+      if (C.Subst != &Own)                 // task's
+        Own = *Saved;
+      Own.erase(V.second);
+      C.Subst = &Own;
+    }
   C << "{ __UINTPTR_TYPE__ nanort_tl_lo = 0, nanort_tl_hi = 0; unsigned long long nanort_tl_j;\n"
-       "for (nanort_tl_j = 0; nanort_tl_j < nanort_tl_ccount; ++nanort_tl_j) {\n"
-    << Type << " " << Var << " = (" << Type
-    << ")((unsigned long long)nanort_tl_lb + (nanort_tl_cfirst + nanort_tl_j) * "
-       "nanort_tl_step);\n";
+       "for (nanort_tl_j = 0; nanort_tl_j < nanort_tl_ccount; ++nanort_tl_j) {\n";
+  if (Vars.size() == 1) {
+    const std::string &Type = Vars[0].first, &Var = Vars[0].second;
+    C << Type << " " << Var << " = (" << Type
+      << ")((unsigned long long)nanort_tl_lb + (nanort_tl_cfirst + nanort_tl_j) * "
+         "nanort_tl_step);\n";
+  } else { // collapse(n): the loops' variables of the iteration, from the head's locals
+    C << taskloopCollapsedVars(Vars, "nanort_tl_cfirst + nanort_tl_j", [](const char *F,
+                                                                          unsigned L) {
+      return std::string("nanort_tl_") + F + std::to_string(L);
+    });
+  }
   IteratorScope Iterators; // a multidependence: its items for each iteration
   openIterators(C, D, Check, Iterators);
   C << "{ ";
@@ -456,23 +467,26 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Depend:
     case ClauseKind::Inprivate:
       for (const DepItem &D : Cl.Deps)
-        if (Loop && namesTaskloopVariable(D, Loop->Var->getName()))
-          emitTaskloopAccess(
-              C, D, decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""),
-              Loop->Var->getName().str(), CPP, Check);
+        if (Loop && namesTaskloopVariable(D, *Loop))
+          emitTaskloopAccess(C, D, loopVars(*Loop), CPP, Check);
         else
           emitAccess(C, D, "nanort_task_access", modeName(D.Mode), CPP, Check);
       break;
     case ClauseKind::Reduction:
     case ClauseKind::WeakReduction:
-    case ClauseKind::InReduction:
+    case ClauseKind::InReduction: {
+      // An OpenMP taskloop's reduction: the chunks join its group's (which reported errors).
+      bool OfGroup = Loop && Cl.Info->Kind == ClauseKind::Reduction && taskloopReductionGroup(Task);
+      Muted = OfGroup;
       for (const DepItem &D : Cl.Deps)
         emitReduction(C, Cl, D, Scope, Check.Where, "nanort_t",
-                      Cl.Info->Kind == ClauseKind::InReduction
+                      Cl.Info->Kind == ClauseKind::InReduction || OfGroup
                           ? "nanort_task_in_reduction(nanort_t, "
                           : "nanort_task_reduction(nanort_t, ",
                       Red);
+      Muted = false;
       break;
+    }
     // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
     // them: the same as on the target.
     case ClauseKind::CopyIn:
@@ -748,12 +762,12 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   if (Loop) {
     Code B(SM);
     B.at(Plan.BodyBegin);
-    std::string Var = Loop->Var->getName().str();
-    BodyText = taskloopChunkBody(
-        decl(Loop->Var->getType().getNonReferenceType().getUnqualifiedType(), ""), Var,
-        "nanort_a",
-        B.str() + RW.getRewrittenText(CharSourceRange::getCharRange(Plan.BodyBegin,
-                                                                    Plan.BodyEnd)));
+    std::string User =
+        B.str() + RW.getRewrittenText(CharSourceRange::getCharRange(Plan.BodyBegin, Plan.BodyEnd));
+    BodyText = Loop->Inner.empty()
+                   ? taskloopChunkBody(loopVars(*Loop)[0].first, Loop->Var->getName().str(),
+                                       "nanort_a", User)
+                   : taskloopCollapsedChunkBody(loopVars(*Loop), "nanort_a", User);
   }
 
   // Reductions: members for where each item starts, and the body's pointers to the variables
@@ -799,7 +813,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
           << Name << ";";
     }
-    L << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers;
+    L << " char nanort_unused;" << (Loop ? taskloopArgMembers(*Loop) : "") << RedMembers;
     // Private variables live in the block until the task's children are done (OmpSs-2); last,
     // so that the block's initializer leaves them to their default member initializers.
     for (const Capture &Cap : Caps)
@@ -885,7 +899,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       else if (Cap.How == Sharing::Firstprivate || Cap.InBlock)
         F << " " << decl(T, Name) << ";";
     }
-    F << " char nanort_unused;" << (Loop ? taskloopArgMembers() : "") << RedMembers << " };\n";
+    F << " char nanort_unused;" << (Loop ? taskloopArgMembers(*Loop) : "") << RedMembers << " };\n";
     F << "static void nanort_task_" << Id << "(void *nanort_v) {\n  " << ArgsType
       << " *nanort_a = (" << ArgsType << " *)nanort_v;\n  (void)nanort_a;\n" << ToCopies;
     // Private and firstprivate variables are locals of the same name (shared ones were
@@ -953,8 +967,11 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
   };
   if (Outer)
     C.Subst = &Outer->Views;
+  std::vector<const VarDecl *> Scope;
+  for (const Capture &Cap : Caps)
+    Scope.push_back(Cap.Var);
   if (Loop)
-    emitTaskloopHead(C, Task, *Loop);
+    emitTaskloopHead(C, Task, *Loop, Scope);
   // A firstprivate or private variable-length array gets its bytes after the block.
   std::string ArgsSize = "sizeof(" + ArgsType + ")";
   std::string Extra;
@@ -990,7 +1007,8 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       else if (Cap.How == Sharing::Firstprivate)
         C << (Cap.Var->getType().getNonReferenceType()->isArrayType() ? "{}, " : Name + ", ");
     }
-    C << (Loop ? "0, 0, 0, 0};\n" : "0};\n"); // a chunk's range is set below
+    C << (!Loop ? "0};\n" : Loop->Inner.empty() ? "0, 0, 0, 0};\n" : "0, 0, 0, 0, {}, {}, {}};\n");
+    // (a chunk's range is set below)
     for (const Capture &Cap : Caps)
       if (Cap.VM && Cap.VM->isArray() && Cap.How == Sharing::Firstprivate) {
         std::string Name = Cap.Var->getName().str();
@@ -1034,19 +1052,28 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     }
   }
   const Clause *LabelC = Task.find(ClauseKind::Label);
-  std::vector<const VarDecl *> Scope;
-  for (const Capture &Cap : Caps)
-    Scope.push_back(Cap.Var);
   if (Loop) {
     // The chunk's iterations; in a taskloop with a group, the token that its wait names.
     C << "{ " << (CPP ? Args + " *nanort_tl_a = static_cast<" + Args + " *>("
                       : ArgsType + " *nanort_tl_a = (" + ArgsType + " *)(")
-      << "nanort_task_args(nanort_t));\n"
-      << "nanort_tl_a->nanort_tl_first = (unsigned long long)nanort_tl_lb + nanort_tl_cfirst * "
-         "nanort_tl_step;\n"
-      << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\n"
-      << "nanort_tl_a->nanort_tl_step = nanort_tl_step; }\n";
-    if (taskloopHasGroup(Task))
+      << "nanort_task_args(nanort_t));\n";
+    if (Loop->Inner.empty())
+      C << "nanort_tl_a->nanort_tl_first = (unsigned long long)nanort_tl_lb + nanort_tl_cfirst * "
+           "nanort_tl_step;\n"
+        << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\n"
+        << "nanort_tl_a->nanort_tl_step = nanort_tl_step; }\n";
+    else { // the first iteration of the product space, and the loops
+      C << "nanort_tl_a->nanort_tl_first = nanort_tl_cfirst;\n"
+        << "nanort_tl_a->nanort_tl_count = nanort_tl_ccount;\nnanort_tl_a->nanort_tl_step = 1;\n";
+      for (unsigned L = 0; L <= Loop->Inner.size(); ++L) {
+        std::string Ls = std::to_string(L);
+        C << "nanort_tl_a->nanort_tl_lbs[" << Ls << "] = (unsigned long long)nanort_tl_lb" << Ls
+          << "; nanort_tl_a->nanort_tl_steps[" << Ls << "] = nanort_tl_step" << Ls
+          << "; nanort_tl_a->nanort_tl_ns[" << Ls << "] = nanort_tl_n" << Ls << ";\n";
+      }
+      C << "}\n";
+    }
+    if (taskloopHasGroup(Task) && !taskloopReductionGroup(Task))
       C << "nanort_check(nanort_task_access(nanort_t, &nanort_tl_token, 1, NANORT_CONCURRENT), "
            "\"nanort_task_access\");\n";
   }
@@ -1113,39 +1140,68 @@ void Lowerer::emitSource(Code &C, SourceRange R) const {
 // Where a taskloop's tasks are created: the loop's start, bound and step, evaluated once; the
 // number of iterations; the number of chunks (grainsize, num_tasks, or 4 per CPU worker); then
 // a loop over the chunks, each made by the inline task's code that follows.
-void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop) {
+void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop,
+                               ArrayRef<const VarDecl *> Scope) {
   UsesTaskloop = true;
   std::string Where = printfText("nanort: " + std::string(fileName(Task.Begin)) + ":" +
                                  std::to_string(lineOf(Task.Begin)) + ": " + dirName(Task) +
                                  ": ");
-  std::string Var = Loop.Var->getName().str();
-  QualType T = Loop.Var->getType().getNonReferenceType().getUnqualifiedType();
   C << "{ ";
-  if (!Loop.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
-    auto View = C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
-    C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+  // OpenMP's reduction on a taskloop: its group is a taskgroup with the task_reductions.
+  if (taskloopReductionGroup(Task)) {
+    C << "nanort_check(nanort_taskgroup_begin(), \"taskloop\");\n";
+    for (const Clause &Cl : Task.Clauses)
+      if (Cl.Info->Kind == ClauseKind::Reduction)
+        for (const DepItem &D : Cl.Deps)
+          emitReduction(C, Cl, D, Scope,
+                        "nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                            std::to_string(lineOf(Task.Begin)) + ": taskloop ",
+                        "0", "nanort_taskgroup_reduction(", nullptr);
   }
-  C << decl(T, "nanort_tl_lb") << " = (";
-  emitSource(C, Loop.Lower);
-  C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub = (";
-  emitSource(C, Loop.Upper);
-  C << ");\nunsigned long long nanort_tl_step = " << (Loop.StepNegated ? "0ULL - " : "")
-    << "(unsigned long long)(";
-  if (Loop.Step.isValid())
-    emitSource(C, Loop.Step);
-  else
-    C << "1";
-  C << ");\nunsigned long long nanort_tl_n = 0;\n";
-  const char *Op = Loop.Up ? (Loop.Inclusive ? "<=" : "<") : (Loop.Inclusive ? ">=" : ">");
-  C << "if (nanort_tl_lb " << Op << " nanort_tl_ub) {\n  if ((long long)nanort_tl_step "
-    << (Loop.Up ? "<= 0" : ">= 0") << ") nanort_tl_error("
-    << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
-                "' never reaches its bound\n")
-    << ", (long long)nanort_tl_step);\n  nanort_tl_n = ("
-    << (Loop.Up ? "(unsigned long long)nanort_tl_ub - (unsigned long long)nanort_tl_lb"
-                : "(unsigned long long)nanort_tl_lb - (unsigned long long)nanort_tl_ub")
-    << (Loop.Inclusive ? "" : " - 1") << ") / "
-    << (Loop.Up ? "nanort_tl_step" : "(0ULL - nanort_tl_step)") << " + 1;\n}\n";
+  // Each loop's start, bound and step; its trip count (collapse(n): each loop's names end
+  // with its level, and the count split is the product of theirs).
+  std::vector<const TaskloopLoop *> Levels = Loop.levels();
+  bool Collapsed = Levels.size() > 1;
+  for (unsigned L = 0; L < Levels.size(); ++L) {
+    const TaskloopLoop &Lv = *Levels[L];
+    std::string X = Collapsed ? std::to_string(L) : "";
+    std::string Var = Lv.Var->getName().str();
+    QualType T = Lv.Var->getType().getNonReferenceType().getUnqualifiedType();
+    if (!Lv.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
+      auto View =
+          C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
+      C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+    }
+    C << decl(T, "nanort_tl_lb" + X) << " = (";
+    emitSource(C, Lv.Lower);
+    C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub" << X
+      << " = (";
+    emitSource(C, Lv.Upper);
+    C << ");\nunsigned long long nanort_tl_step" << X << " = "
+      << (Lv.StepNegated ? "0ULL - " : "") << "(unsigned long long)(";
+    if (Lv.Step.isValid())
+      emitSource(C, Lv.Step);
+    else
+      C << "1";
+    C << ");\nunsigned long long nanort_tl_n" << X << " = 0;\n";
+    const char *Op = Lv.Up ? (Lv.Inclusive ? "<=" : "<") : (Lv.Inclusive ? ">=" : ">");
+    C << "if (nanort_tl_lb" << X << " " << Op << " nanort_tl_ub" << X
+      << ") {\n  if ((long long)nanort_tl_step" << X << " " << (Lv.Up ? "<= 0" : ">= 0")
+      << ") nanort_tl_error("
+      << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
+                  "' never reaches its bound\n")
+      << ", (long long)nanort_tl_step" << X << ");\n  nanort_tl_n" << X << " = ("
+      << (Lv.Up ? "(unsigned long long)nanort_tl_ub" + X + " - (unsigned long long)nanort_tl_lb" + X
+                : "(unsigned long long)nanort_tl_lb" + X + " - (unsigned long long)nanort_tl_ub" + X)
+      << (Lv.Inclusive ? "" : " - 1") << ") / "
+      << (Lv.Up ? "nanort_tl_step" + X : "(0ULL - nanort_tl_step" + X + ")") << " + 1;\n}\n";
+  }
+  if (Collapsed) {
+    C << "unsigned long long nanort_tl_n = nanort_tl_n0";
+    for (unsigned L = 1; L < Levels.size(); ++L)
+      C << " * nanort_tl_n" << L;
+    C << ";\n";
+  }
   C << "if (nanort_tl_n) {\nunsigned long long nanort_tl_tasks;\n";
   auto Positive = [&](const Clause &Cl, const char *Name) {
     C << "{ long long nanort_tl_v = (long long)(";
@@ -1172,7 +1228,7 @@ void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &
   }
   C << "unsigned long long nanort_tl_size = nanort_tl_n / nanort_tl_tasks, nanort_tl_extra = "
        "nanort_tl_n % nanort_tl_tasks, nanort_tl_next = 0, nanort_tl_c;\n";
-  if (taskloopHasGroup(Task))
+  if (taskloopHasGroup(Task) && !taskloopReductionGroup(Task))
     C << "char nanort_tl_token = 0;\n";
   C << "for (nanort_tl_c = 0; nanort_tl_c < nanort_tl_tasks; ++nanort_tl_c) {\n"
        "unsigned long long nanort_tl_cfirst = nanort_tl_next, nanort_tl_ccount = "
@@ -1184,11 +1240,15 @@ void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &
 // accessed the token, every chunk, each complete with its descendants.
 void Lowerer::emitTaskloopTail(Code &C, const Pragma &Task) {
   C << "\n}\n";
-  if (taskloopHasGroup(Task))
-    C << "{ const void *nanort_tl_addr = (const void *)&nanort_tl_token; size_t nanort_tl_len "
-         "= 1;\nnanort_check(nanort_taskwait_on(&nanort_tl_addr, &nanort_tl_len, 1), "
-         "\"taskloop\"); }\n";
-  C << "} }";
+  if (taskloopReductionGroup(Task)) // waits for the chunks and combines the reductions
+    C << "} nanort_check(nanort_taskgroup_end(), \"taskloop\"); }";
+  else {
+    if (taskloopHasGroup(Task))
+      C << "{ const void *nanort_tl_addr = (const void *)&nanort_tl_token; size_t nanort_tl_len "
+           "= 1;\nnanort_check(nanort_taskwait_on(&nanort_tl_addr, &nanort_tl_len, 1), "
+           "\"taskloop\"); }\n";
+    C << "} }";
+  }
 }
 
 // C: the outlined body goes before its function, so a body that calls that function (a

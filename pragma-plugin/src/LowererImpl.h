@@ -170,8 +170,12 @@ private:
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
   void report(DiagId Id, SourceLocation L, const DiagArgs &Args = {}) {
-    Diags.report(Id, L, Args);
+    if (!Muted)
+      Diags.report(Id, L, Args);
   }
+  // Set while code is emitted a second time for items already reported on (the chunks of an
+  // OpenMP taskloop's reduction, after its taskgroup's).
+  bool Muted = false;
   std::string dirName(const Pragma &P) const {
     return "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
   }
@@ -419,7 +423,16 @@ private:
   bool UsesTaskloop = false; // the prelude defines the taskloop helpers
   Toks sourceToks(SourceRange R) const;
   void emitSource(Code &C, SourceRange R) const;
-  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop);
+  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop,
+                        ArrayRef<const VarDecl *> Scope);
+  // The loop variables' types and names, outermost first (one unless collapse(n)).
+  std::vector<std::pair<std::string, std::string>> loopVars(const TaskloopLoop &Loop) const {
+    std::vector<std::pair<std::string, std::string>> V;
+    for (const TaskloopLoop *L : Loop.levels())
+      V.push_back({decl(L->Var->getType().getNonReferenceType().getUnqualifiedType(), ""),
+                   L->Var->getName().str()});
+    return V;
+  }
   void emitTaskloopTail(Code &C, const Pragma &Task);
   void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);

@@ -195,6 +195,37 @@ nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskloop_oss.c)
 nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/taskloop.cpp)
+# Reductions and collapse(n) on taskloops (issue 19): OpenMP's group as the reduction's scope
+# (sum, max, product, an array, declare reduction, taskloop simd, an empty loop), in_reduction
+# in a taskgroup, OmpSs-2's chunks as reduction tasks combined before the next access,
+# collapse(2) and (3) with grainsize, num_tasks and dependences per iteration, C++ templates and
+# members. Built and run with 2 workers, then run again with 1 and with 4.
+foreach(entry "taskloop_reduction_c|nanocc|taskloop_reduction.c"
+              "taskloop_reduction_oss_c|nanocc|taskloop_reduction_oss.c"
+              "taskloop_collapse_c|nanocc|taskloop_collapse.c"
+              "taskloop_reduction_cxx|nanocxx|taskloop_reduction.cpp")
+  string(REPLACE "|" ";" entry "${entry}")
+  list(GET entry 0 name)
+  list(GET entry 1 wrapper)
+  list(GET entry 2 file)
+  set(std)
+  if(wrapper STREQUAL "nanocxx")
+    set(std -std=c++17)
+  endif()
+  nanort_plugin_program(${name} ${wrapper} "NANORT_CPU_WORKERS=2" ${std} -Wall -Werror ${p}/${file})
+  foreach(variant ${taskloop_variants})
+    set_tests_properties(plugin.run.${name}.${variant} PROPERTIES
+                         FIXTURES_SETUP plugin_${name}_${variant})
+    foreach(workers 1 4)
+      set(test plugin.run.${name}.${variant}.workers${workers})
+      nanort_add_checked_test(NAME ${test} EXPECT "all results correct"
+                              COMMAND ${plugin_bin}/${variant}/${name})
+      set_tests_properties(${test} PROPERTIES ENVIRONMENT "NANORT_CPU_WORKERS=${workers}"
+                           FIXTURES_REQUIRED plugin_${name}_${variant})
+      nanort_test_properties(plugin ${test})
+    endforeach()
+  endforeach()
+endforeach()
 nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
@@ -598,6 +629,14 @@ add_test(NAME plugin.golden.taskloop.c
                  ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
                  ${plugin_bin}/golden/taskloop.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Reductions and collapse(2) on taskloops (issue 19): OpenMP's group as a taskgroup with the
+# reduction, OmpSs-2's reduction chunks, the product space and its iterations turned back into
+# the loops' variables.
+add_test(NAME plugin.golden.taskloop_reduction.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskloop_reduction.c taskloop_reduction.c.expected
+                 ${plugin_bin}/golden/taskloop_reduction.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
 # block's untyped members and row lengths, the copy after the block, the body's declarations.
 add_test(NAME plugin.golden.vla.c
@@ -626,6 +665,7 @@ set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
                      plugin.golden.reductions.c plugin.golden.task_env.c
+                     plugin.golden.taskloop_reduction.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
