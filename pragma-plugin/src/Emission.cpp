@@ -457,6 +457,9 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
                        std::to_string(lineOf(Task.Begin)) + ": " + Who + ": ",
                    "nanort_t", &UsesSectionChecks, &Diags,
                    [&](const DepItem &D) { return baseKind(D, Scope); }};
+  checkSectionBounds(Task, Scope);
+  if (Target)
+    checkSectionBounds(*Target, Scope);
   for (const Clause &Cl : Task.Clauses) {
     switch (Cl.Info->Kind) {
     case ClauseKind::In:
@@ -698,6 +701,7 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
                        std::to_string(lineOf(P.Begin)) + ": taskwait ",
                    "0", &UsesSectionChecks, &Diags,
                    [&](const DepItem &D) { return baseKind(D, Scope); }};
+  checkSectionBounds(P, Scope);
   bool Multi = false;
   for (const DepItem *D : Items)
     Multi |= !D->Iters.empty();

@@ -5,7 +5,8 @@
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
 // Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
 // inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
-// tasks) and NonVoid.cpp (the calls of function tasks that return a value).
+// tasks), NonVoid.cpp (the calls of function tasks that return a value) and SectionBounds.cpp
+// (warnings where an array section is very likely off by one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
@@ -239,6 +240,22 @@ private:
   SourceLocation topLevelStart(Decl *D) const;
   SourceLocation declStart(Decl *D) const;
   bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
+  // Warnings where a section of P is very likely off by one (SectionBounds.cpp); once per
+  // pragma.
+  // The lowering goes from the last construct to the first: the warnings are kept and
+  // reported in the order of the file by reportSectionBounds().
+  void checkSectionBounds(const Pragma &P, ArrayRef<const VarDecl *> Scope);
+  void reportSectionBounds();
+  struct SectionWarning {
+    SourceLocation Loc;
+    DiagId Id;
+    DiagArgs Args;
+    bool HasFix = false;
+    unsigned FixLength = 0;
+    std::string FixText;
+  };
+  std::set<const Pragma *> SectionBoundsChecked;
+  std::vector<std::vector<SectionWarning>> SectionWarnings; // a warning and its notes
 
   void lowerTaskwait(const Pragma &P);
 

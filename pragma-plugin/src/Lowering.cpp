@@ -207,6 +207,7 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       }
     }
   }
+  reportSectionBounds();
   if (Diags.hasErrors())
     return false;
 

@@ -314,6 +314,7 @@ void Lowerer::lowerTaskgroup(const Pragma &P, const Candidate &Cand) {
         SM.isBeforeInTranslationUnit(SM.getExpansionLoc(V->getLocation()), P.Begin))
       Scope.push_back(V);
   }
+  checkSectionBounds(P, Scope);
   Code C(SM);
   if (!CPP)
     if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))

@@ -4,6 +4,8 @@
 #   plugin.diagnostics.documented  the README's list of diagnostics is src/Diagnostics.def's
 #   plugin.columns.*            exact line:column of errors, from the plugin and from clause
 #                               expressions compiled by clang or by gcc through lowered source
+#   plugin.warnings.*           warnings (off-by-one array sections): each one at its line and
+#                               column, no others; -Werror and -w with both host compilers
 #   plugin.golden.<file>        the lowered source of golden/<file>, compared with <file>.expected
 #   plugin.run.<program>.clang  annotated programs compiled by clang 19 with the plugin in-process
 #   plugin.run.<program>.gcc    the same programs lowered to source and compiled by the
@@ -115,6 +117,50 @@ nanort_add_checked_test(NAME plugin.columns.first_error STATUS 1
           -I${PROJECT_SOURCE_DIR}/include missing_include.c
   WORKING_DIRECTORY ${plugin_dir}/diagnostics)
 set_tests_properties(plugin.columns.first_error PROPERTIES LABELS plugin TIMEOUT 60)
+
+# Array sections that are very likely off by one (issue 19): every warning and note, at its
+# line and column, with its fix-it, and no other (the correct sections of the same files stay
+# quiet); the compile succeeds.
+foreach(file section_bounds.c section_bounds.cpp)
+  if(file MATCHES "\\.c$")
+    set(compiler ${NANORT_CLANG_C})
+  else()
+    set(compiler ${NANORT_CLANG_CXX})
+  endif()
+  nanort_add_checked_test(NAME plugin.warnings.${file}
+    EXPECT "^diagnostics as expected$"
+    COMMAND ${plugin_dir}/check_warnings.sh ${file}.expected --
+            ${compiler} -fsyntax-only -fdiagnostics-parseable-fixits -fplugin=${plugin_so}
+            -I${PROJECT_SOURCE_DIR}/include ${file}
+    WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+  set_tests_properties(plugin.warnings.${file} PROPERTIES LABELS plugin TIMEOUT 60)
+endforeach()
+# The warning follows -Werror (an error: the build fails) and -w (nothing), with clang 19 and
+# with another host compiler (the lowering step gets both options), on a program that is
+# correct (programs/section_bounds.c, plugin.run.section_bounds_c.*).
+set(section_bounds_warning "section 'x[i:i+BS]' in in() covers BS+1 elements, i to i+BS (the bound after ':' is included)")
+foreach(variant clang gcc)
+  set(environment "")
+  if(variant STREQUAL "gcc")
+    if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
+      continue()
+    endif()
+    set(environment "NANORT_CC=${CMAKE_C_COMPILER}")
+  endif()
+  add_test(NAME plugin.warnings.werror.${variant}
+           COMMAND ${plugin_dir}/check_output.sh
+                   "section_bounds.c:17:25: error: ${section_bounds_warning}"
+                   "1 error generated."
+                   -- ${plugin_wrappers}/nanocc -Werror -I${plugin_dir}/programs -fsyntax-only
+                   section_bounds.c
+           WORKING_DIRECTORY ${plugin_dir}/programs)
+  nanort_add_checked_test(NAME plugin.warnings.w.${variant}
+    REJECT "warning" "error" "note" "FAILED"
+    COMMAND ${plugin_wrappers}/nanocc -w -I${plugin_dir}/programs -fsyntax-only section_bounds.c
+    WORKING_DIRECTORY ${plugin_dir}/programs)
+  set_tests_properties(plugin.warnings.werror.${variant} plugin.warnings.w.${variant} PROPERTIES
+                       LABELS plugin TIMEOUT 120 ENVIRONMENT "${environment}")
+endforeach()
 
 # The list of diagnostics in pragma-plugin/README.md is the table of src/Diagnostics.def (IDs,
 # severities and texts, in order), so that the documentation cannot drift from the messages.
@@ -241,6 +287,11 @@ nanort_plugin_program(reductions_c nanocc "NANORT_CPU_WORKERS=4" -Wall -Werror
                       ${p}/reductions.c)
 nanort_plugin_program(reductions_cxx nanocxx "NANORT_CPU_WORKERS=4" -std=c++17 -Wall -Werror
                       ${p}/reductions.cpp)
+# Correct array sections of every form, one of which (reading BS+1 elements on purpose) has the
+# off-by-one warning (issue 19): the program builds with it and its results are right (that the
+# warning is its only diagnostic, plugin.warnings.werror.*).
+nanort_plugin_program(section_bounds_c nanocc "NANORT_CPU_WORKERS=2" -Wall -std=gnu99
+                      ${p}/section_bounds.c)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
 # Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
 # double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
