@@ -61,6 +61,39 @@ private:
   std::vector<SourceRange> Scopes;
 };
 
+// The names that a pragma's clause expressions use as variables: identifiers, not member
+// names after '.' or '->'.
+void namesIn(const Toks &T, std::set<std::string> &Out) {
+  for (size_t I = 0; I < T.size(); ++I)
+    if (T[I].Kind == tok::identifier &&
+        !(I > 0 && (T[I - 1].Kind == tok::period || T[I - 1].Kind == tok::arrow)))
+      Out.insert(T[I].Text);
+}
+std::set<std::string> variableNames(const Pragma &P) {
+  std::set<std::string> Out;
+  for (const Clause &Cl : P.Clauses) {
+    for (const Toks &A : Cl.Args)
+      namesIn(A, Out);
+    for (const DepItem &D : Cl.Deps) {
+      for (const Toks &S : D.Shape)
+        namesIn(S, Out);
+      namesIn(D.Base, Out);
+      for (const Section &S : D.Sections) {
+        namesIn(S.Lower, Out);
+        namesIn(S.Second, Out);
+      }
+      for (const DepIterator &It : D.Iters) {
+        namesIn(It.Lower, Out);
+        namesIn(It.Second, Out);
+        namesIn(It.Step, Out);
+        for (const Toks &V : It.Values)
+          namesIn(V, Out);
+      }
+    }
+  }
+  return Out;
+}
+
 // The function whose body holds D, outside lambdas and local classes.
 FunctionDecl *outermostFunction(Decl *D) {
   FunctionDecl *Out = nullptr;
@@ -195,7 +228,7 @@ void Lowerer::planLocalTasks() {
       for (const DepItem &D : Cl.Deps)
         for (const DepIterator &It : D.Iters)
           Own.insert(It.Name);
-    for (const std::string &Id : P.Identifiers) {
+    for (const std::string &Id : variableNames(P)) {
       if (Own.count(Id))
         continue;
       for (VarDecl *V : Vars) {

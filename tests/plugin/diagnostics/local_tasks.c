@@ -10,7 +10,13 @@
 #pragma omp task inout(*p)
 void elsewhere(int *p);
 
+struct holder { int m; int v[4]; };
+
 void block_forms(int *x, int m) {
+  // A member named as a local variable is not that variable: no error.
+  #pragma omp task inout(h->v[0;h->m])
+  void member_named(struct holder *h);
+  member_named(0);
   // expected-error@+1 {{task 'result' is declared inside a function and returns a value: such a task must return void (declare it with its pragma at file scope to get its result)}}
   #pragma omp task in(*p)
   int result(int *p);
