@@ -74,9 +74,12 @@ void sum(const int *a, int bs, int *s) {
 }
 
 /* A task at file scope without dependences, and the same function declared in a block with a
- * dependence: in that scope the calls carry the dependence (and run the body, not another
- * task). */
-#pragma omp task
+ * dependence: in that scope the calls carry the dependence and run the body, not another
+ * task (the file-scope task's cost expression counts its tasks). */
+static int file_scope_tasks;
+static int count_file_scope(void) { return ++file_scope_tasks; }
+
+#pragma omp task cost(count_file_scope())
 void bump(int *p, int by);
 
 static void bump_in_order(int *p) {
@@ -146,6 +149,7 @@ int main(void) {
   bump(&q, 1); /* the file-scope task */
 #pragma omp taskwait
   CHECK(q == 11);
+  CHECK(file_scope_tasks == 1);
 
   /* A function defined in another file. */
   int *src = malloc(sizeof(int) * N), *dst = malloc(sizeof(int) * N);
