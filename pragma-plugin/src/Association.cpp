@@ -410,21 +410,12 @@ std::vector<Lowerer::Work> Lowerer::associate() {
         report(DiagId::InsideTemplateHead, P.DirLoc, {dirName(P)});
         continue;
       }
-      if (W.C && WantsDecl) {
-        // OmpSs allows a function task declared in a block; nanort wants it at file scope.
-        const FunctionDecl *Local = nullptr;
-        if (W.C->FD && W.C->FD->getLexicalDeclContext()->isFunctionOrMethod())
-          Local = W.C->FD;
-        if (auto *DS = dyn_cast_or_null<DeclStmt>(W.C->S))
-          for (Decl *D : DS->decls())
-            if (auto *F = dyn_cast<FunctionDecl>(D))
-              Local = F;
-        if (Local) {
-          report(DiagId::LocalFunctionTask, P.DirLoc,
-                 {Local->getNameAsString(), CPP ? "namespace" : "file"});
+      if (W.C && WantsDecl)
+        // A function declared in a block: its calls in that scope are tasks (LocalTasks.cpp).
+        if (FunctionDecl *Local = localDeclaration(*W.C)) {
+          addLocalTask(P, W.Target, Local);
           continue;
         }
-      }
       if (!W.C || (W.C->FD && !WantsDecl)) {
         report(WantsDecl ? DiagId::TaskWithoutFollower : DiagId::StatementWithoutFollower,
                P.DirLoc, {dirName(P)});

@@ -5,8 +5,9 @@
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
 // Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
 // inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
-// tasks), NonVoid.cpp (the calls of function tasks that return a value) and SectionBounds.cpp
-// (warnings where an array section is very likely off by one).
+// tasks), LocalTasks.cpp (function tasks declared in a block), NonVoid.cpp (the calls of
+// function tasks that return a value) and SectionBounds.cpp (warnings where an array section
+// is very likely off by one).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
@@ -297,8 +298,33 @@ private:
   std::map<const FunctionDecl *, std::string> KernelWrappers; // by canonical declaration
   std::set<std::string> WrapperNames;
   void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
+  // A task declared in a block (LocalTasks.cpp): its wrapper's name, the function its task
+  // runs (the user's function, or a file-scope task's renamed body), a declaration of that
+  // function, and where the wrapper goes.
+  struct LocalSite {
+    std::string Wrapper, Callee, Declare;
+    Placement Place;
+  };
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
-                         SourceLocation &PreludeAt);
+                         SourceLocation &PreludeAt, const LocalSite *Local = nullptr);
+  // Task pragmas on function declarations in a block (LocalTasks.cpp): the uses of the
+  // function that the declaration is visible to (after it, to the end of its block, not
+  // qualified) call a wrapper of their own, which makes a task with the declaration's clauses.
+  struct LocalTask {
+    Pragma *Task, *Target;
+    FunctionDecl *FD;        // the declaration in the block
+    FunctionDecl *Enclosing; // the function whose body holds it
+    SourceLocation From, To; // its scope: the end of the declaration, the end of its block
+    std::string Wrapper;
+    std::vector<SourceLocation> Uses; // the names rewritten to the wrapper
+    bool OK = true;
+  };
+  std::deque<LocalTask> LocalTasks;
+  // The function that a declaration after a task pragma declares in a block, if any.
+  FunctionDecl *localDeclaration(const Candidate &C) const;
+  void addLocalTask(Pragma &P, Pragma *Target, FunctionDecl *FD);
+  void planLocalTasks();
+  void lowerLocalTasks(SourceLocation &PreludeAt);
   // Non-void function tasks (NonVoid.h): the function that makes the task and delivers its
   // result, and the result codes its calls use, by canonical declaration.
   struct ResultPlan {

@@ -26,7 +26,9 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
              single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c reductions.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp)
+             local_tasks.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp
+             local_tasks.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -367,6 +369,15 @@ nanort_plugin_program(nonvoid_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werro
                       ${p}/nonvoid_tasks.c)
 nanort_plugin_program(nonvoid_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/nonvoid_tasks.cpp)
+# Function tasks declared inside a function (issue 19): the calls in the declaration's scope
+# are tasks with its clauses (the same function with other clauses in two functions that create
+# tasks and return, a definition later in the file and one in another file, a function that is
+# also a task at file scope, a nested block, target device(smp); C++: namespaces, a member
+# function, a lambda, a reference parameter). Compared with the sequential computation.
+nanort_plugin_program(block_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/block_tasks.c ${p}/block_tasks_lib.c)
+nanort_plugin_program(block_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/block_tasks.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
@@ -712,11 +723,21 @@ add_test(NAME plugin.golden.task_env.c
                  ${PROJECT_SOURCE_DIR}/include task_env.c task_env.c.expected
                  ${plugin_bin}/golden/task_env.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Function tasks declared inside a function (issue 19): each declaration's wrapper, of internal
+# linkage, before the enclosing function after a declaration of what it calls; the uses in the
+# declaration's scope renamed, the others not; a function that is also a task at file scope
+# run through its renamed body.
+add_test(NAME plugin.golden.block_tasks.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include block_tasks.c block_tasks.c.expected
+                 ${plugin_bin}/golden/block_tasks.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
                      plugin.golden.reductions.c plugin.golden.task_env.c
                      plugin.golden.taskloop_reduction.c
+                     plugin.golden.block_tasks.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the
