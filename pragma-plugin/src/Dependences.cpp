@@ -28,6 +28,17 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
   };
   // Checks that cannot fail (constants) are left out; a constant start is checked here.
   auto Known = [](const std::optional<long long> &V) { return V && *V >= 0; };
+  // The shape's dimensions, nanort_dimK, each checked unless it is a constant.
+  auto Dims = [&] {
+    for (size_t I = 0; I < D.Shape.size(); ++I) {
+      std::string K = std::to_string(I);
+      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
+      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
+        continue;
+      C << "if (nanort_dim" << K << " < 0) ";
+      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
+    }
+  };
   for (size_t I = 0; I < D.Sections.size(); ++I) {
     const Section &S = D.Sections[I];
     std::string K = std::to_string(I);
@@ -82,14 +93,7 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
     // rows (their length may be known at run time only, and C++ has no such types). Row K of
     // the shape holds nanort_elemsK elements, the product of the dimensions after K.
     C << Auto << "nanort_x = "; Base(); C << ";\n";
-    for (size_t I = 0; I < D.Shape.size(); ++I) {
-      std::string K = std::to_string(I);
-      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
-      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
-        continue;
-      C << "if (nanort_dim" << K << " < 0) ";
-      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
-    }
+    Dims();
     for (size_t I = 0; I < D.Sections.size(); ++I) {
       C << "size_t nanort_elems" << (unsigned)I << " = 1";
       for (size_t J = I + 1; J < D.Shape.size(); ++J)
@@ -108,14 +112,7 @@ void emitItem(Code &C, const DepItem &D, bool CPP, const ItemChecks &Check) {
         << "size_t nanort_stride = nanort_elems0 * sizeof(*nanort_p);\n";
   } else if (!D.Shape.empty()) {
     C << Auto << "nanort_p = "; Base(); C << ";\n";
-    for (size_t I = 0; I < D.Shape.size(); ++I) {
-      std::string K = std::to_string(I);
-      C << "long long nanort_dim" << K << " = (long long)("; C.user(D.Shape[I]); C << ");\n";
-      if (I < D.ConstShape.size() && Known(D.ConstShape[I]))
-        continue;
-      C << "if (nanort_dim" << K << " < 0) ";
-      Fail(shapeSizeMessage(I, D.Shape.size(), "%lld"), "nanort_dim" + K);
-    }
+    Dims();
     C << "size_t nanort_size = ";
     for (size_t I = 0; I < D.Shape.size(); ++I)
       C << "(size_t)nanort_dim" << (unsigned)I << " * ";

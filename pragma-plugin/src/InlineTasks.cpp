@@ -12,6 +12,32 @@ using namespace clang;
 namespace nanort {
 namespace lowering {
 
+namespace {
+
+// The argument block's members of a variably modified capture: its address or value untyped
+// (Member), or where its own copy is after the block; then its variable lengths.
+std::string vmMembers(const Capture &Cap, const std::string &Member, const std::string &Size) {
+  std::string Name = Cap.Var->getName().str(), S;
+  if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
+    S += " void *" + Member + ";";
+  else if (Cap.VM->isArray())
+    S += " " + Size + " nanort_o_" + Name + ";";
+  for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+    S += " " + Size + " nanort_d_" + Name + "_" + std::to_string(K) + ";";
+  return S;
+}
+
+// In the body: the variable lengths of a variably modified capture, from the argument block.
+std::vector<std::string> blockLengths(const Capture &Cap) {
+  std::vector<std::string> Lengths;
+  for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
+    Lengths.push_back("nanort_a->nanort_d_" + Cap.Var->getName().str() + "_" +
+                      std::to_string(K));
+  return Lengths;
+}
+
+} // namespace
+
 void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Candidate &Cand,
                               const InlinePlan &Plan, SourceLocation &PreludeAt) {
   FunctionDecl *Fn = Cand.Enclosing;
@@ -53,6 +79,18 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
                 ");\n";
   }
 
+  // The task's one implementation, which runs Run, and its site, whose tasks' blocks Destroy
+  // ends.
+  auto Site = [&](const std::string &Run, const std::string &Destroy) {
+    const Clause *LabelC = Task.find(ClauseKind::Label);
+    return "static const nanort_task_impl nanort_impl_" + Id +
+           "[] = {{NANORT_DEVICE_SMP, " + Run + ", 0, 0, 0, 0}};\n" +
+           "static const nanort_task_site nanort_site_" + Id + " = {NANORT_ABI_VERSION, " +
+           (LabelC ? "\"" + Code::escape(LabelC->Words[0]) + "\"" : std::string("0")) + ", " +
+           fileLiteral(Task.Begin) + ", " + std::to_string(lineOf(Task.Begin)) +
+           ", nanort_impl_" + Id + ", 1, " + Destroy + "};\n";
+  };
+
   // C++: the argument block is a local class at the task's place, its static member function
   // runs the body, and the site is a function-local static. So the task works inside
   // function templates, and captured variables may have types local to the function
@@ -65,14 +103,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       std::string Name = Cap.Var->getName().str();
       // Members are prefixed: a class may not declare a name it used before (decltype(x)).
-      if (Cap.VM) { // as in C: untyped, with the row lengths (a class has no VLA members)
-        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
-          L << " void *nanort_c_" << Name << ";";
-        else if (Cap.VM->isArray())
-          L << " std::size_t nanort_o_" << Name << ";";
-        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
-          L << " std::size_t nanort_d_" << Name << "_" << K << ";";
-      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM) // as in C: untyped, with the row lengths (a class has no VLA members)
+        L << vmMembers(Cap, "nanort_c_" + Name, "std::size_t");
+      else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         L << " decltype(__builtin_addressof(" << Name << ")) nanort_c_" << Name << ";";
       else if (Cap.How == Sharing::Firstprivate)
         L << " std::remove_cv_t<std::remove_reference_t<decltype(" << Name << ")>> nanort_c_"
@@ -97,9 +130,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       if (Cap.VM) {
         // Declared with 'auto': clang's C++ takes two spellings of a variable-length type as
         // different types, so the cast's type is the variable's.
-        std::vector<std::string> Lengths;
-        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
-          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        std::vector<std::string> Lengths = blockLengths(Cap);
         std::string Ptr = vmDeclaration(*Cap.VM, "", Lengths, 1, Policy);
         std::string Own = vmDeclaration(*Cap.VM, "", Lengths, 0, Policy);
         // The user's declaration had the extension's warning already.
@@ -136,13 +167,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     L << BodyText << "\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded("
          "&nanort_body, nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
-    const Clause *LabelC = Task.find(ClauseKind::Label);
-    L << "static const nanort_task_impl nanort_impl_" << Id
-      << "[] = {{NANORT_DEVICE_SMP, &" << Args << "::run, 0, 0, 0, 0}};\n";
-    L << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, "
-      << (LabelC ? "\"" + Code::escape(LabelC->Words[0]) + "\"" : std::string("0")) << ", "
-      << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ", nanort_impl_" << Id
-      << ", 1, &" << Args << "::destroy};\n";
+    L << Site("&" + Args + "::run", "&" + Args + "::destroy");
   }
 
   // C: the argument block, the outlined body and the site go before the function.
@@ -152,14 +177,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     for (const Capture &Cap : Caps) {
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
-      if (Cap.VM) { // the variable's address or value untyped, or where its copy is
-        if (Cap.How == Sharing::Shared || (Cap.How == Sharing::Firstprivate && !Cap.VM->isArray()))
-          F << " void *" << Name << ";";
-        else if (Cap.VM->isArray())
-          F << " size_t nanort_o_" << Name << ";";
-        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
-          F << " size_t nanort_d_" << Name << "_" << K << ";";
-      } else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
+      if (Cap.VM)
+        F << vmMembers(Cap, Name, "size_t");
+      else if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         F << " " << decl(Ctx.getPointerType(T), Name) << ";";
       else if (Cap.How == Sharing::Firstprivate || Cap.InBlock)
         F << " " << decl(T, Name) << ";";
@@ -173,9 +193,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       QualType T = Cap.Var->getType().getNonReferenceType();
       std::string Name = Cap.Var->getName().str();
       if (Cap.VM) {
-        std::vector<std::string> Lengths;
-        for (unsigned K = 0; K < Cap.VM->varDims(); ++K)
-          Lengths.push_back("nanort_a->nanort_d_" + Name + "_" + std::to_string(K));
+        std::vector<std::string> Lengths = blockLengths(Cap);
         if (Cap.How == Sharing::Shared)
           F << "  " << vmDeclaration(*Cap.VM, "nanort_s_" + Name, Lengths, 1, Policy)
             << " = nanort_a->" << Name << ";\n  (void)nanort_s_" << Name << ";\n";
@@ -208,13 +226,7 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     }
     F.at(Begin);
     F << BodyText << "\n}\n";
-    const Clause *LabelC = Task.find(ClauseKind::Label);
-    F << "static const nanort_task_impl nanort_impl_" << Id
-      << "[] = {{NANORT_DEVICE_SMP, nanort_task_" << Id << ", 0, 0, 0, 0}};\n";
-    F << "static const nanort_task_site nanort_site_" << Id << " = {NANORT_ABI_VERSION, "
-      << (LabelC ? "\"" + Code::escape(LabelC->Words[0]) + "\"" : std::string("0")) << ", "
-      << fileLiteral(Task.Begin) << ", " << lineOf(Task.Begin) << ", nanort_impl_" << Id
-      << ", 1, 0};\n";
+    F << Site("nanort_task_" + Id, "0");
   }
 
   // In place of the statement: create, fill, submit. C, inside another inline task: the

@@ -7,6 +7,16 @@ using namespace clang;
 namespace nanort {
 namespace lowering {
 
+namespace {
+
+// The bytes from an item's first to its last: a 2-D block's rows and the gaps between them.
+const char *itemSpan(const DepItem &D) {
+  return D.Sections.size() == 2 ? "(nanort_rows - 1) * nanort_stride + nanort_row_bytes"
+                                : "nanort_size";
+}
+
+} // namespace
+
 // taskwait, taskwait noflush, and taskwait with dependences: OmpSs-1's on(...), OmpSs-2's
 // in/out/inout(...) and OpenMP's depend(...). Each of the latter waits only for the earlier
 // sibling tasks that access the named bytes, whatever their mode, and makes those bytes
@@ -69,11 +79,7 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
       C << "{ ";
       emitItem(C, D, CPP, Check);
       C << "nanort_addresses[" << (unsigned)I << "] = (const void *)nanort_p;\n"
-        << "nanort_sizes[" << (unsigned)I << "] = ";
-      if (D.Sections.size() == 2) // from the first to the last byte of the block
-        C << "(nanort_rows - 1) * nanort_stride + nanort_row_bytes; }\n";
-      else
-        C << "nanort_size; }\n";
+        << "nanort_sizes[" << (unsigned)I << "] = " << itemSpan(D) << "; }\n";
     }
     C << "nanort_check(nanort_taskwait_on(nanort_addresses, nanort_sizes, " << (unsigned)N
       << "), \"taskwait on\"); }";
@@ -86,11 +92,8 @@ void Lowerer::lowerTaskwait(const Pragma &P) {
       openIterators(C, *D, Check, It);
       C << "{ ";
       emitItem(C, *D, CPP, Check);
-      C << "const void *nanort_address = (const void *)nanort_p;\nsize_t nanort_bytes = ";
-      if (D->Sections.size() == 2)
-        C << "(nanort_rows - 1) * nanort_stride + nanort_row_bytes;\n";
-      else
-        C << "nanort_size;\n";
+      C << "const void *nanort_address = (const void *)nanort_p;\nsize_t nanort_bytes = "
+        << itemSpan(*D) << ";\n";
       C << "nanort_check(nanort_taskwait_on(&nanort_address, &nanort_bytes, 1), "
            "\"taskwait on\"); }\n";
       closeIterators(C, It);

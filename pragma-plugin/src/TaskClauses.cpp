@@ -7,6 +7,31 @@ using namespace clang;
 namespace nanort {
 namespace lowering {
 
+namespace {
+
+// copy_in, copy_out, copy_inout, copy_deps and no_copy_deps, on the target line or written on
+// the task itself (OmpSs-1 without a target line, as Mercurium takes them: the same as on the
+// target); false for any other clause.
+bool emitCopyClause(Code &C, const Clause &Cl, bool CPP, const ItemChecks &Check) {
+  switch (Cl.Info->Kind) {
+  case ClauseKind::CopyIn:
+  case ClauseKind::CopyOut:
+  case ClauseKind::CopyInout:
+    for (const DepItem &D : Cl.Deps)
+      emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
+    return true;
+  case ClauseKind::NoCopyDeps:
+  case ClauseKind::CopyDeps:
+    C << "nanort_task_set_copy_deps(nanort_t, "
+      << (Cl.Info->Kind == ClauseKind::CopyDeps ? "1" : "0") << ");\n";
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
 // Label, priority, if, final, dependences, and the target's clauses. A task whose own
 // devices have no kernel takes its index space (ndrange, shmem) from the target of a version
 // (LaunchFrom), whose parameter names Rename turns into the task's.
@@ -47,20 +72,6 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
                           : "nanort_task_reduction(nanort_t, ",
                       Red);
       break;
-    // OmpSs-1 device clauses written on the task itself (no target line), as Mercurium takes
-    // them: the same as on the target.
-    case ClauseKind::CopyIn:
-    case ClauseKind::CopyOut:
-    case ClauseKind::CopyInout:
-      for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
-      break;
-    case ClauseKind::NoCopyDeps:
-      C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
-      break;
-    case ClauseKind::CopyDeps:
-      C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
-      break;
     case ClauseKind::Cost:
       // Evaluated, as OmpSs-2 does when it creates the task, and not used: the C ABI has no
       // cost hint (the dmda scheduler measures task times instead).
@@ -76,6 +87,7 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
       C << "nanort_task_set_final(nanort_t, ("; C.user(Cl.Args[0]); C << ") ? 1 : 0);\n";
       break;
     default:
+      emitCopyClause(C, Cl, CPP, Check);
       break;
     }
   }
@@ -94,26 +106,9 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
   if (!Target)
     return;
-  for (const Clause &Cl : Target->Clauses) {
-    switch (Cl.Info->Kind) {
-    case ClauseKind::CopyIn:
-    case ClauseKind::CopyOut:
-    case ClauseKind::CopyInout:
-      for (const DepItem &D : Cl.Deps)
-        emitAccess(C, D, "nanort_task_copy", modeName(D.Mode), CPP, Check);
-      break;
-    case ClauseKind::NoCopyDeps:
-      C << "nanort_task_set_copy_deps(nanort_t, 0);\n";
-      break;
-    case ClauseKind::CopyDeps:
-      C << "nanort_task_set_copy_deps(nanort_t, 1);\n";
-      break;
-    default:
-      if (!LaunchFrom)
-        emitLaunchClause(C, Cl);
-      break;
-    }
-  }
+  for (const Clause &Cl : Target->Clauses)
+    if (!emitCopyClause(C, Cl, CPP, Check) && !LaunchFrom)
+      emitLaunchClause(C, Cl);
 }
 
 // One reduction item (Reduction.cpp): its bytes, with the operator built on the stack (the
