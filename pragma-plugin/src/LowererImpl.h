@@ -3,11 +3,14 @@
 // Lowerer coordinates the lowering of one file (Lowering.cpp); its parts live in files named
 // for what they do: Association.cpp (what each pragma applies to, where generated code goes),
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
-// Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
-// inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
-// tasks), LocalTasks.cpp (function tasks declared in a block), NonVoid.cpp (the calls of
-// function tasks that return a value) and SectionBounds.cpp (warnings where an array section
-// is very likely off by one).
+// Capture.cpp (the data sharing of inline tasks), InlineTasks.cpp (their code),
+// TaskloopChunks.cpp (the loop over a taskloop's chunks), FunctionTasks.cpp (function and
+// kernel tasks), LocalTasks.cpp (function tasks declared in a block), NonVoid.cpp (the calls
+// of function tasks that return a value), TaskClauses.cpp and TargetClauses.cpp (the clauses
+// of a task where it is created, with Dependences.h for their items), Reduction.cpp,
+// Synchronization.cpp (taskwait, critical and atomic), SectionBounds.cpp (warnings where an
+// array section is very likely off by one) and Prelude.cpp (the helpers at the top of the
+// lowered file).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
@@ -462,7 +465,7 @@ private:
                        const std::map<std::string, std::string> *Rename = nullptr,
                        const TaskloopLoop *Loop = nullptr,
                        const Reductions *Red = nullptr);
-  // Taskloops (Emission.cpp): the code around a chunk's inline task.
+  // Taskloops (TaskloopChunks.cpp): the code around a chunk's inline task.
   bool UsesTaskloop = false; // the prelude defines the taskloop helpers
   Toks sourceToks(SourceRange R) const;
   void emitSource(Code &C, SourceRange R) const;

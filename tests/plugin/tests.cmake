@@ -286,7 +286,7 @@ nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
 # reference parameter, a std::vector's data, a member-function combiner. Each result is
 # compared with the sequential computation.
 nanort_plugin_program(reductions_c nanocc "NANORT_CPU_WORKERS=4" -Wall -Werror
-                      ${p}/reductions.c)
+                      -I${PROJECT_SOURCE_DIR}/tests/support ${p}/reductions.c)
 nanort_plugin_program(reductions_cxx nanocxx "NANORT_CPU_WORKERS=4" -std=c++17 -Wall -Werror
                       ${p}/reductions.cpp)
 # Correct array sections of every form, one of which (reading BS+1 elements on purpose) has the
