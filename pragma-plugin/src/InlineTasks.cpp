@@ -321,9 +321,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
       }
       if (Cap.How == Sharing::Shared || Cap.How == Sharing::Inprivate)
         C << A << "->" << Name << " = &" << View(Name) << ";\n";
-      else if (Cap.How == Sharing::Firstprivate)
-        C << "__builtin_memcpy((void *)&" << A << "->" << Name << ", (const void *)&"
-          << View(Name) << ", sizeof " << View(Name) << ");\n";
+      else if (Cap.How == Sharing::Firstprivate) // (the member's size: a parameter declared
+        C << "__builtin_memcpy((void *)&" << A << "->" << Name // as an array is a pointer)
+          << ", (const void *)&" << View(Name) << ", sizeof " << A << "->" << Name << ");\n";
       else if (!Outer || !Outer->Views.count(Name)) // the task has its own: no unused warning
         C << "(void)" << Name << ";\n";
     }
