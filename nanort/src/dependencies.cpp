@@ -30,9 +30,24 @@ void mark_not_run(Task *successor, const Task *predecessor) {
                                                       : ", which was not run";
   successor->not_run_after = std::make_unique<std::string>(predecessor->describe() + why);
 }
-// A group of readers can grow without bound; past this size, members that are done are
-// dropped when the next one joins.
+// A group of readers (or a reduction's members) can grow without bound; past this size,
+// members that are done are dropped when the next one joins.
 constexpr std::size_t kPruneEvery = 64;
+// Drops the members that are done, but one failed or unrun one stays, so that the access
+// after the group (a writer, or the one that closes a reduction) is not run.
+template <class Members>
+void prune(Members &members) {
+  bool poison_kept = false;
+  members.erase_if([&poison_kept](Task *member) {
+    if (!member->released) return false;
+    if (poisons(member) && !poison_kept) {
+      poison_kept = true;
+      return false;
+    }
+    member->drop_ref();
+    return true;
+  });
+}
 }  // namespace
 
 void DependencyDomain::Group::reset() {
@@ -72,6 +87,7 @@ DependencyDomain::~DependencyDomain() {
   finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
+  blocks_.clear();
 }
 
 void DependencyDomain::register_task(Task *task, ReadyList &ready) {
@@ -95,46 +111,88 @@ void DependencyDomain::register_task(Task *task, ReadyList &ready) {
 
 void DependencyDomain::add_access(Task *task, const Access &access) {
   const nanort_access_mode mode = access.mode;
+  if (Fragment *block = block_for(access.region)) {
+    add_to_fragment(task, mode, *block);
+    return;
+  }
+  if (!blocks_.empty()) demote_blocks(access.region);
   access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
     fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
-      Group &current = fragment.current;
-      if (joinable(mode) && current.mode == mode) {
-        // Join the current group: wait for what it waits for.
-        for (Task *predecessor : fragment.previous.members) link(predecessor, task);
-        if (current.members.empty() || current.members.back() != task) {
-          if (current.members.size() % kPruneEvery == kPruneEvery - 1) {
-            // (Of the members done, a failed or unrun one stays, so that a writer after
-            // the group is not run; one such is enough.)
-            bool poison_kept = false;
-            current.members.erase_if([&poison_kept](Task *member) {
-              if (!member->released) return false;
-              if (poisons(member) && !poison_kept) {
-                poison_kept = true;
-                return false;
-              }
-              member->drop_ref();
-              return true;
-            });
-          }
-          task->add_ref();
-          current.members.push_back(task);
-        }
-        return;
-      }
-      // Start a new group after the current one.
-      for (Task *predecessor : current.members) link(predecessor, task);
-      fragment.reduction = 0;
-      fragment.previous.reset();
-      if (joinable(mode)) {
-        fragment.previous.members.swap(current.members);
-        fragment.previous.mode = current.mode;
-      } else {
-        current.reset();
-      }
-      current.mode = mode;
+      add_to_fragment(task, mode, fragment);
+    });
+  });
+}
+
+void DependencyDomain::add_to_fragment(Task *task, nanort_access_mode mode, Fragment &fragment) {
+  Group &current = fragment.current;
+  if (joinable(mode) && current.mode == mode) {
+    // Join the current group: wait for what it waits for.
+    for (Task *predecessor : fragment.previous.members) link(predecessor, task);
+    if (current.members.empty() || current.members.back() != task) {
+      if (current.members.size() % kPruneEvery == kPruneEvery - 1) prune(current.members);
       task->add_ref();
       current.members.push_back(task);
+    }
+    return;
+  }
+  // Start a new group after the current one.
+  for (Task *predecessor : current.members) link(predecessor, task);
+  fragment.reduction = 0;
+  fragment.previous.reset();
+  if (joinable(mode)) {
+    fragment.previous.members.swap(current.members);
+    fragment.previous.mode = current.mode;
+  } else {
+    current.reset();
+  }
+  current.mode = mode;
+  task->add_ref();
+  current.members.push_back(task);
+}
+
+DependencyDomain::Fragment *DependencyDomain::block_for(const dc::Region &region) {
+  // Blocks never share a byte with each other or with the row fragments: the block itself
+  // is all there is to find there.
+  if (Fragment *block = blocks_.find(region)) return block;
+  if (!blocks_.accepts(region)) return nullptr;
+  if (fragments_.any_overlapping(region.first(), region.last_end())) {
+    bool rows_there = false;  // some of its bytes are tracked row by row: it joins them
+    region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      rows_there = rows_there || fragments_.any_overlapping(start, end);
     });
+    if (rows_there) return nullptr;
+  }
+  blocks_.intersecting(region, found_blocks_);
+  if (!found_blocks_.empty()) return nullptr;  // it overlaps other blocks partly
+  return &blocks_.insert(region);
+}
+
+void DependencyDomain::demote_blocks(const dc::Region &region) {
+  blocks_.intersecting(region, found_blocks_);
+  for (const dc::Region &block : found_blocks_) {
+    Fragment *whole = blocks_.find(block);
+    block.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+      fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &row) {
+        // (A gap until now: a fresh fragment, since blocks and rows never overlap.)
+        row.previous.assign(whole->previous);
+        row.current.assign(whole->current);
+        row.commutative_owner = whole->commutative_owner;
+        row.reduction = whole->reduction;
+      });
+    });
+    blocks_.erase(block);
+  }
+}
+
+template <class Visit>
+void DependencyDomain::for_each_fragment(const dc::Region &region, Visit &&visit) {
+  if (Fragment *block = blocks_.find(region)) {
+    visit(*block);
+    return;
+  }
+  region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
+    fragments_.overlapping(start, end,
+                           [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) { visit(fragment); });
   });
 }
 
@@ -159,18 +217,7 @@ void DependencyDomain::add_reduction_access(Task *task, const Access &access) {
     open_reductions_.push_back(made.get());
     info = made.release();
   } else if (info->members.size() % kPruneEvery == kPruneEvery - 1) {
-    // Members done are dropped (one failed or unrun one stays: the access that closes the
-    // reduction is then not run).
-    bool poison_kept = false;
-    info->members.erase_if([&poison_kept](Task *member) {
-      if (!member->released) return false;
-      if (poisons(member) && !poison_kept) {
-        poison_kept = true;
-        return false;
-      }
-      member->drop_ref();
-      return true;
-    });
+    prune(info->members);
   }
   entry->info = info;
   entry->in_domain = true;
@@ -179,6 +226,8 @@ void DependencyDomain::add_reduction_access(Task *task, const Access &access) {
   info->members.push_back(task);
   // Ordered like a joinable group: after the accesses before it, the members together.
   const std::uint64_t id = info->id;
+  if (!blocks_.empty())
+    demote_blocks(dc::Region::contiguous(reinterpret_cast<const void *>(start), end - start));
   fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
     Group &current = fragment.current;
     if (current.mode == kReductionAccess && fragment.reduction == id) {
@@ -224,6 +273,9 @@ void DependencyDomain::close(ReductionInfo *reduction) {
   // access of any of them (not only of the bytes that member named) waits for every member
   // still running, and is not run after a failed one.
   const std::uint64_t id = reduction->id;
+  if (!blocks_.empty())
+    demote_blocks(dc::Region::contiguous(reinterpret_cast<const void *>(reduction->key()),
+                                         reduction->key_end() - reduction->key()));
   fragments_.cover(reduction->key(), reduction->key_end(),
                    [&](std::uintptr_t, std::uintptr_t, Fragment &fragment) {
                      Group &current = fragment.current;
@@ -351,33 +403,23 @@ bool DependencyDomain::try_take_commutative(Task *task) {
   bool free = true;
   for (const Access &access : task->accesses) {
     if (access.mode != NANORT_COMMUTATIVE) continue;
-    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
-        if (f.commutative_owner && f.commutative_owner != task) free = false;
-      });
+    for_each_fragment(access.region, [&](Fragment &f) {
+      if (f.commutative_owner && f.commutative_owner != task) free = false;
     });
   }
   if (!free) return false;
-  for (const Access &access : task->accesses) {
-    if (access.mode != NANORT_COMMUTATIVE) continue;
-    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
-        f.commutative_owner = task;
-      });
-    });
-  }
+  for (const Access &access : task->accesses)
+    if (access.mode == NANORT_COMMUTATIVE)
+      for_each_fragment(access.region, [&](Fragment &f) { f.commutative_owner = task; });
   return true;
 }
 
 void DependencyDomain::give_back_commutative(Task *task) {
-  for (const Access &access : task->accesses) {
-    if (access.mode != NANORT_COMMUTATIVE) continue;
-    access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-      fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, Fragment &f) {
+  for (const Access &access : task->accesses)
+    if (access.mode == NANORT_COMMUTATIVE)
+      for_each_fragment(access.region, [&](Fragment &f) {
         if (f.commutative_owner == task) f.commutative_owner = nullptr;
       });
-    });
-  }
 }
 
 bool DependencyDomain::has_successors(const Task *task) {
@@ -435,16 +477,22 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
   }
   // Forget fragments whose accessors are all done: a later access there waits for nothing.
   // This keeps the map as small as the live tasks and frees finished tasks early.
-  for (const Access &access : task->accesses)
+  const auto all_done = [](Fragment &fragment) {
+    const auto &members = fragment.current.members;
+    if (!members.empty() && !members.back()->released) return false;  // the usual case
+    for (Task *member : members)
+      if (!member->released || poisons(member)) return false;
+    return true;
+  };
+  for (const Access &access : task->accesses) {
+    if (Fragment *block = blocks_.find(access.region)) {
+      if (all_done(*block)) blocks_.erase(access.region);
+      continue;
+    }
     access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-      fragments_.erase_overlapping_if(start, end, [](Fragment &fragment) {
-        const auto &members = fragment.current.members;
-        if (!members.empty() && !members.back()->released) return false;  // the usual case
-        for (Task *member : members)
-          if (!member->released || poisons(member)) return false;
-        return true;
-      });
+      fragments_.erase_overlapping_if(start, end, all_done);
     });
+  }
 }
 
 void DependencyDomain::clear() {
@@ -452,11 +500,12 @@ void DependencyDomain::clear() {
   finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
+  blocks_.clear();
 }
 
 std::size_t DependencyDomain::fragment_count() {
   std::lock_guard<SpinLock> guard(lock_);
-  return fragments_.size();
+  return fragments_.size() + blocks_.size();
 }
 
 }  // namespace nanort::rt

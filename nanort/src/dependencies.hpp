@@ -16,6 +16,12 @@
 // When a task completes, fragments whose accessors have all completed are dropped, so the
 // domain holds about as many fragments as there are live tasks.
 //
+// A 2-D block (a tile of a row-major matrix) is one fragment, not one per row, as long as
+// nothing overlaps it without being exactly that block (BlockMap): tiled programs name the
+// same tiles again and again. An access that overlaps a block partly (a row, another tile
+// shape, a reduction) first turns the block into rows, each with the block's state, and the
+// domain goes on exactly as above. Blocks and row fragments never share a byte.
+//
 // Reductions (OmpSs-2): a reduction access starts a group of its own, like a writer, with a
 // ReductionInfo (the private copies, reduction.hpp); a later reduction access with the same
 // operator inside the same bytes joins it, also after every member has ended (the domain keeps
@@ -36,6 +42,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "block_map.hpp"
 #include "reduction.hpp"
 #include "small_vector.hpp"
 #include "spin_lock.hpp"
@@ -97,6 +104,16 @@ class DependencyDomain {
   };
 
   void add_access(Task *task, const Access &access);
+  void add_to_fragment(Task *task, nanort_access_mode mode, Fragment &fragment);
+  // The block entry that an access of 'region' joins (made if needed), or nullptr when the
+  // region goes row by row (then blocks overlapping it must be demoted first).
+  Fragment *block_for(const dc::Region &region);
+  // Turns every block sharing a byte with 'region' into row fragments with its state.
+  void demote_blocks(const dc::Region &region);
+  // Calls visit(fragment&) for the fragments that hold the bytes of 'region': its block
+  // entry, or the row fragments overlapping it.
+  template <class Visit>
+  void for_each_fragment(const dc::Region &region, Visit &&visit);
   // Reductions: a reduction access joins or starts one; any access first closes the open
   // reductions over its bytes that it does not join (and waits for their members).
   void add_reduction_access(Task *task, const Access &access);
@@ -115,6 +132,8 @@ class DependencyDomain {
 
   SpinLock lock_;
   dc::IntervalMap<Fragment> fragments_;
+  BlockMap<Fragment> blocks_;  // 2-D blocks tracked whole (never overlapping fragments_)
+  std::vector<dc::Region> found_blocks_;  // scratch for BlockMap::intersecting
   std::vector<ReductionInfo *> open_reductions_;  // owned until closed
   std::uint64_t next_reduction_id_ = 1;
   std::vector<Task *> waiting_for_commutative_;

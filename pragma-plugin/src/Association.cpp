@@ -58,21 +58,12 @@ public:
     if (auto *C = dyn_cast<CompoundStmt>(S)) {
       for (Stmt *Child : C->body())
         addStmt(Child);
-    } else if (auto *F = dyn_cast<ForStmt>(S)) {
-      addStmt(F->getBody());
-    } else if (auto *W = dyn_cast<WhileStmt>(S)) {
-      addStmt(W->getBody());
-    } else if (auto *D = dyn_cast<DoStmt>(S)) {
-      addStmt(D->getBody());
     } else if (auto *I = dyn_cast<IfStmt>(S)) {
       addStmt(I->getThen());
       addStmt(I->getElse());
-    } else if (auto *R = dyn_cast<CXXForRangeStmt>(S)) {
-      addStmt(R->getBody());
-    } else if (auto *SC = dyn_cast<SwitchCase>(S)) {
-      addStmt(SC->getSubStmt());
-    } else if (auto *L = dyn_cast<LabelStmt>(S)) {
-      addStmt(L->getSubStmt());
+    } else {
+      addStmt(loopBody<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S));
+      addStmt(subStatement<SwitchCase, LabelStmt>(S));
     }
     return true;
   }
@@ -81,6 +72,19 @@ private:
   SourceManager &SM;
   std::vector<FunctionDecl *> Fns;
   int LambdaDepth = 0;
+
+  // The body of S, if S is one of the loops Ts; otherwise null.
+  template <class... Ts> static Stmt *loopBody(Stmt *S) {
+    Stmt *Body = nullptr;
+    ((Body = Body ? Body : isa<Ts>(S) ? cast<Ts>(S)->getBody() : nullptr), ...);
+    return Body;
+  }
+  // The statement that S labels, if S is one of Ts (a label, a case); otherwise null.
+  template <class... Ts> static Stmt *subStatement(Stmt *S) {
+    Stmt *Sub = nullptr;
+    ((Sub = Sub ? Sub : isa<Ts>(S) ? cast<Ts>(S)->getSubStmt() : nullptr), ...);
+    return Sub;
+  }
 
   bool inMain(SourceLocation L) { return SM.isWrittenInMainFile(SM.getExpansionLoc(L)); }
   void addStmt(Stmt *S) {
@@ -334,6 +338,16 @@ SourceLocation Lowerer::declStart(Decl *D) const {
 // reports the pragmas that apply to nothing they can.
 std::vector<Lowerer::Work> Lowerer::associate() {
   std::vector<Work> Works;
+  // Whether P is inside the body of one of the file's functions.
+  auto InFunctionBody = [&](const Pragma &P) {
+    for (FunctionDecl *FD : Bodies) {
+      SourceRange R = FD->getBody()->getSourceRange();
+      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
+          SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
+        return true;
+    }
+    return false;
+  };
   for (size_t I = 0; I < Pragmas.size(); ++I) {
     Pragma &P = Pragmas[I];
     if (!P.Valid)
@@ -363,28 +377,14 @@ std::vector<Lowerer::Work> Lowerer::associate() {
     }
     if (P.Dir->Kind == DirectiveKind::Declare) {
       // Its functions are emitted where it is: at file or namespace scope.
-      bool Inside = false;
-      for (FunctionDecl *FD : Bodies) {
-        SourceRange R = FD->getBody()->getSourceRange();
-        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
-            SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
-          Inside = true;
-      }
-      if (Inside)
+      if (InFunctionBody(P))
         report(DiagId::DeclareReductionInFunction, P.DirLoc, {P.Namespace});
       else
         Works.push_back(W);
       continue;
     }
     if (P.Dir->Standalone) {
-      bool Inside = false;
-      for (FunctionDecl *FD : Bodies) {
-        SourceRange R = FD->getBody()->getSourceRange();
-        if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R.getBegin()), P.Begin) &&
-            SM.isBeforeInTranslationUnit(P.Begin, SM.getExpansionLoc(R.getEnd())))
-          Inside = true;
-      }
-      if (!Inside) {
+      if (!InFunctionBody(P)) {
         report(DiagId::OutsideFunctionBody, P.DirLoc, {dirName(P)});
         continue;
       }
@@ -410,21 +410,12 @@ std::vector<Lowerer::Work> Lowerer::associate() {
         report(DiagId::InsideTemplateHead, P.DirLoc, {dirName(P)});
         continue;
       }
-      if (W.C && WantsDecl) {
-        // OmpSs allows a function task declared in a block; nanort wants it at file scope.
-        const FunctionDecl *Local = nullptr;
-        if (W.C->FD && W.C->FD->getLexicalDeclContext()->isFunctionOrMethod())
-          Local = W.C->FD;
-        if (auto *DS = dyn_cast_or_null<DeclStmt>(W.C->S))
-          for (Decl *D : DS->decls())
-            if (auto *F = dyn_cast<FunctionDecl>(D))
-              Local = F;
-        if (Local) {
-          report(DiagId::LocalFunctionTask, P.DirLoc,
-                 {Local->getNameAsString(), CPP ? "namespace" : "file"});
+      if (W.C && WantsDecl)
+        // A function declared in a block: its calls in that scope are tasks (LocalTasks.cpp).
+        if (FunctionDecl *Local = localDeclaration(*W.C)) {
+          addLocalTask(P, W.Target, Local);
           continue;
         }
-      }
       if (!W.C || (W.C->FD && !WantsDecl)) {
         report(WantsDecl ? DiagId::TaskWithoutFollower : DiagId::StatementWithoutFollower,
                P.DirLoc, {dirName(P)});

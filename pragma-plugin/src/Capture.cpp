@@ -267,7 +267,7 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
     TaskloopLoop Loop;
     if (!analyzeTaskloop(Ctx, Task, S, Diags, Loop))
       return;
-    Scan = const_cast<Stmt *>(Loop.For->getBody());
+    Scan = const_cast<Stmt *>(Loop.body()); // collapse(n): the innermost loop's
     Candidate Body;
     Body.Begin = SM.getExpansionLoc(Scan->getBeginLoc());
     Body.End = SM.getExpansionRange(Scan->getEndLoc()).getEnd();
@@ -349,8 +349,9 @@ void Lowerer::planInlineTask(const Pragma &Task, const Pragma *Target, const Can
         UF.Uses[Found];
       }
     }
-  if (Plan.Loop) // private in every chunk: the chunk's body declares it
-    llvm::erase(UF.Order, const_cast<VarDecl *>(Plan.Loop->Var));
+  if (Plan.Loop) // private in every chunk: the chunk's body declares them
+    for (const TaskloopLoop *L : Plan.Loop->levels())
+      llvm::erase(UF.Order, const_cast<VarDecl *>(L->Var));
 
   // Data sharing: the clauses, then the dependences, then static storage, then the default.
   std::set<std::string> Shared, Private, First, Inprivate;

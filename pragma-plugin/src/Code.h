@@ -1,4 +1,14 @@
 //===- Code.h - Generated text --------------------------------------------===//
+//
+// The lowered code is C that a C++ compiler also accepts, except where C++ needs its own forms
+// (placement new of the argument block; inline tasks and function templates as local classes
+// with references as aliases of the captured variables). Generated names start with
+// 'nanort_'. Every user expression is emitted on a line of its own after '#line', padded to
+// its column, so that errors inside clause arguments point at the user's line and column;
+// after each generated block a '#line' puts the following user text back at its own line and
+// column.
+//
+//===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_CODE_H
 #define NANORT_PLUGIN_CODE_H
 
@@ -91,6 +101,13 @@ private:
   std::string S;
 };
 
+// Text as C string literals, one line each ("...\n"), each on its own line of the generated
+// code; '?' escaped against trigraphs, carriage returns and control characters dropped.
+std::string quotedLines(StringRef Text);
+// Text that a printf format prints as it is.
+std::string printfText(StringRef Text);
+// A C string literal ('?' escaped against trigraphs).
+std::string cLiteral(StringRef Text);
 // NANORT_IN, NANORT_OUT, ... for an access mode.
 const char *modeName(AccessMode M);
 

@@ -115,7 +115,7 @@ SourceLocation Lowerer::addSourceKernel(const Pragma &Task) {
 }
 
 void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
-                                SourceLocation &PreludeAt) {
+                                SourceLocation &PreludeAt, const LocalSite *Local) {
   std::string Name = FD->getNameAsString();
   auto Fail = [&](DiagId Id, const DiagArgs &Args = {}) { report(Id, Task.DirLoc, Args); };
   if (FD->isMain())
@@ -177,7 +177,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
     return;
   bool Cuda = Dev.Cuda, Smp = Dev.Smp, Kernel = Dev.kernel();
   const std::vector<Version> *Versions = nullptr;
-  if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end())
+  if (auto It = VersionsOf.find(FD->getCanonicalDecl()); It != VersionsOf.end() && !Local)
     Versions = &It->second;
   if (NonVoid && Kernel)
     return Fail(DiagId::TaskResultOnDevice, {Name, Cuda ? "cuda" : "opencl"});
@@ -191,13 +191,14 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   if (FromHeader && !DefinedHere && !HeaderKernel)
     return; // defined in another file: that file's compile renames it and adds the wrapper
   // A task that this file neither defines nor uses needs nothing here.
-  if (!Def && !Kernel && !FD->isReferenced())
+  // A task declared in a block calls the function by its name: defined anywhere.
+  if (!Def && !Kernel && !FD->isReferenced() && !Local)
     return;
-  if (!Def && !Kernel)
+  if (!Def && !Kernel && !Local)
     return Fail(DiagId::TaskNotDefined, {Name});
-  if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())))
+  if (Def && !SM.isWrittenInMainFile(SM.getExpansionLoc(Def->getBeginLoc())) && !Local)
     return Fail(DiagId::DefinitionElsewhere, {Name});
-  if (Def && Def->getLocation().isMacroID())
+  if (Def && Def->getLocation().isMacroID() && !Local)
     return Fail(DiagId::TaskNameFromMacro, {Name});
   for (ParmVarDecl *PV : FD->parameters()) {
     QualType T = PV->getType();
@@ -226,9 +227,11 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Id = std::to_string(N);
   std::string Args = "nanort_args_" + Id;
   std::string ArgsType = CPP ? Args : "struct " + Args;
-  std::string Body = "nanort_body_" + Name;
-  std::string WrapperName = HeaderKernel ? KernelWrappers[FD->getCanonicalDecl()] : Name;
-  bool ExternC = CPP && FD->isExternC() && !HeaderKernel;
+  std::string Body = Local ? Local->Callee : "nanort_body_" + Name;
+  std::string WrapperName = Local          ? Local->Wrapper
+                            : HeaderKernel ? KernelWrappers[FD->getCanonicalDecl()]
+                                           : Name;
+  bool ExternC = CPP && FD->isExternC() && !HeaderKernel && !Local;
 
   // Parameter names as the annotated declaration has them (its clauses use them).
   std::vector<std::string> PNames;
@@ -282,7 +285,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
   std::string Storage;
   // A CUDA kernel only declared here: its wrapper has internal linkage, since an object made
   // by nvcc -c that holds the kernel defines a global host stub of the same name.
-  if (FD->getStorageClass() == SC_Static || HeaderKernel ||
+  if (FD->getStorageClass() == SC_Static || HeaderKernel || Local ||
       (Cuda && !FD->doesThisDeclarationHaveABody() && !Method))
     Storage += "static ";
   if (FD->isInlineSpecified())
@@ -516,6 +519,16 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       << (CPP ? "std::move(*nanort_r)" : "nanort_r") << ";\n}\n";
   }
   C << (ExternC ? "}\n" : "");
+  }
+
+  if (Local) {
+    // Before the function whose block declares it, after a declaration of what it calls.
+    const Placement &P = Local->Place;
+    RW.InsertTextBefore(P.At, "\n" + P.Open + Local->Declare + C.str() + P.Close +
+                                  Code::marker(SM, P.At));
+    if (PreludeAt.isInvalid() || SM.isBeforeInTranslationUnit(P.Top, PreludeAt))
+      PreludeAt = P.Top;
+    return;
   }
 
   // Where the generated code goes: after the kernel or the user's definition.

@@ -53,11 +53,11 @@ static const ClauseInfo Clauses[] = {
     {"default", ClauseKind::Default, ArgKind::Keyword, OnTasks, NoMode, "shared|firstprivate|none",
      nullptr},
     // Reductions (Reduction.cpp).
-    {"reduction", ClauseKind::Reduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+    {"reduction", ClauseKind::Reduction, ArgKind::ReductionList, OnTasks, NoMode, nullptr,
      nullptr},
     {"weakreduction", ClauseKind::WeakReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
      nullptr},
-    {"in_reduction", ClauseKind::InReduction, ArgKind::ReductionList, OnTask, NoMode, nullptr,
+    {"in_reduction", ClauseKind::InReduction, ArgKind::ReductionList, OnTasks, NoMode, nullptr,
      nullptr},
     {"task_reduction", ClauseKind::TaskReduction, ArgKind::ReductionList, OnTaskgroup, NoMode,
      nullptr, nullptr},

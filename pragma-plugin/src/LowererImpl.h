@@ -3,9 +3,14 @@
 // Lowerer coordinates the lowering of one file (Lowering.cpp); its parts live in files named
 // for what they do: Association.cpp (what each pragma applies to, where generated code goes),
 // Validation.cpp (devices, kernels and types that tasks may use), Versions.cpp (implements),
-// Capture.cpp (the data sharing of inline tasks), Emission.cpp (generated code for clauses,
-// inline tasks, taskwait, critical and atomic), FunctionTasks.cpp (function and kernel
-// tasks) and NonVoid.cpp (the calls of function tasks that return a value).
+// Capture.cpp (the data sharing of inline tasks), InlineTasks.cpp (their code),
+// TaskloopChunks.cpp (the loop over a taskloop's chunks), FunctionTasks.cpp (function and
+// kernel tasks), LocalTasks.cpp (function tasks declared in a block), NonVoid.cpp (the calls
+// of function tasks that return a value), TaskClauses.cpp and TargetClauses.cpp (the clauses
+// of a task where it is created, with Dependences.h for their items), Reduction.cpp,
+// Synchronization.cpp (taskwait, critical and atomic), SectionBounds.cpp (warnings where an
+// array section is very likely off by one) and Prelude.cpp (the helpers at the top of the
+// lowered file).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NANORT_PLUGIN_LOWERERIMPL_H
@@ -170,8 +175,12 @@ private:
   llvm::SmallPtrSet<const FunctionDecl *, 8> TaskFunctions;
 
   void report(DiagId Id, SourceLocation L, const DiagArgs &Args = {}) {
-    Diags.report(Id, L, Args);
+    if (!Muted)
+      Diags.report(Id, L, Args);
   }
+  // Set while code is emitted a second time for items already reported on (the chunks of an
+  // OpenMP taskloop's reduction, after its taskgroup's).
+  bool Muted = false;
   std::string dirName(const Pragma &P) const {
     return "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
   }
@@ -235,6 +244,22 @@ private:
   SourceLocation topLevelStart(Decl *D) const;
   SourceLocation declStart(Decl *D) const;
   bool checkLocalType(QualType T, SourceLocation Use, const std::string &Var);
+  // Warnings where a section of P is very likely off by one (SectionBounds.cpp); once per
+  // pragma.
+  // The lowering goes from the last construct to the first: the warnings are kept and
+  // reported in the order of the file by reportSectionBounds().
+  void checkSectionBounds(const Pragma &P, ArrayRef<const VarDecl *> Scope);
+  void reportSectionBounds();
+  struct SectionWarning {
+    SourceLocation Loc;
+    DiagId Id;
+    DiagArgs Args;
+    bool HasFix = false;
+    unsigned FixLength = 0;
+    std::string FixText;
+  };
+  std::set<const Pragma *> SectionBoundsChecked;
+  std::vector<std::vector<SectionWarning>> SectionWarnings; // a warning and its notes
 
   void lowerTaskwait(const Pragma &P);
 
@@ -276,8 +301,33 @@ private:
   std::map<const FunctionDecl *, std::string> KernelWrappers; // by canonical declaration
   std::set<std::string> WrapperNames;
   void reopen(const FunctionDecl *FD, const DeclContext *Outer, Placement &P) const;
+  // A task declared in a block (LocalTasks.cpp): its wrapper's name, the function its task
+  // runs (the user's function, or a file-scope task's renamed body), a declaration of that
+  // function, and where the wrapper goes.
+  struct LocalSite {
+    std::string Wrapper, Callee, Declare;
+    Placement Place;
+  };
   void lowerFunctionTask(const Pragma &Task, const Pragma *Target, FunctionDecl *FD,
-                         SourceLocation &PreludeAt);
+                         SourceLocation &PreludeAt, const LocalSite *Local = nullptr);
+  // Task pragmas on function declarations in a block (LocalTasks.cpp): the uses of the
+  // function that the declaration is visible to (after it, to the end of its block, not
+  // qualified) call a wrapper of their own, which makes a task with the declaration's clauses.
+  struct LocalTask {
+    Pragma *Task, *Target;
+    FunctionDecl *FD;        // the declaration in the block
+    FunctionDecl *Enclosing; // the function whose body holds it
+    SourceLocation From, To; // its scope: the end of the declaration, the end of its block
+    std::string Wrapper;
+    std::vector<SourceLocation> Uses; // the names rewritten to the wrapper
+    bool OK = true;
+  };
+  std::deque<LocalTask> LocalTasks;
+  // The function that a declaration after a task pragma declares in a block, if any.
+  FunctionDecl *localDeclaration(const Candidate &C) const;
+  void addLocalTask(Pragma &P, Pragma *Target, FunctionDecl *FD);
+  void planLocalTasks();
+  void lowerLocalTasks(SourceLocation &PreludeAt);
   // Non-void function tasks (NonVoid.h): the function that makes the task and delivers its
   // result, and the result codes its calls use, by canonical declaration.
   struct ResultPlan {
@@ -415,11 +465,20 @@ private:
                        const std::map<std::string, std::string> *Rename = nullptr,
                        const TaskloopLoop *Loop = nullptr,
                        const Reductions *Red = nullptr);
-  // Taskloops (Emission.cpp): the code around a chunk's inline task.
+  // Taskloops (TaskloopChunks.cpp): the code around a chunk's inline task.
   bool UsesTaskloop = false; // the prelude defines the taskloop helpers
   Toks sourceToks(SourceRange R) const;
   void emitSource(Code &C, SourceRange R) const;
-  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop);
+  void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop,
+                        ArrayRef<const VarDecl *> Scope);
+  // The loop variables' types and names, outermost first (one unless collapse(n)).
+  std::vector<std::pair<std::string, std::string>> loopVars(const TaskloopLoop &Loop) const {
+    std::vector<std::pair<std::string, std::string>> V;
+    for (const TaskloopLoop *L : Loop.levels())
+      V.push_back({decl(L->Var->getType().getNonReferenceType().getUnqualifiedType(), ""),
+                   L->Var->getName().str()});
+    return V;
+  }
   void emitTaskloopTail(Code &C, const Pragma &Task);
   void emitLaunchClause(Code &C, const Clause &Cl);
   bool fileModule(const Clause &File, std::string &Module);

@@ -117,6 +117,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     if (W.P->Dir->Kind == DirectiveKind::Task && W.C && W.C->FD && !W.Skip && !W.Version &&
         isHeaderKernel(*W.P, W.Target, W.C->FD))
       nameHeaderKernel(W.C->FD);
+  // Tasks declared in a block: their uses are renamed now too.
+  planLocalTasks();
   // Non-void function tasks: the calls that need not wait for the result are rewritten before
   // any construct is lowered, so that the statements that inline tasks copy hold them; then
   // the statements that call them several times (NonVoid.h), those of inline tasks, critical
@@ -207,6 +209,8 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
       }
     }
   }
+  lowerLocalTasks(PreludeAt);
+  reportSectionBounds();
   if (Diags.hasErrors())
     return false;
 

@@ -513,7 +513,13 @@ public:
           PP.setPredefines(PP.getPredefines() + "\n" + kernelKeywordDefines());
         }
       }
+      // Warnings follow -w and -Werror as clang's own do (clang 19 does not apply them to a
+      // plugin's diagnostics); the notes after a warning left out go too.
+      bool SkipNotes = false, HasErrors = false;
       for (const StoredDiag &SD : R.Diags) {
+        if (SD.Severity == DiagSeverity::Note && SkipNotes)
+          continue;
+        SkipNotes = false;
         FileID F;
         if (SD.File == FE->getName())
           F = Main;
@@ -522,14 +528,26 @@ public:
         SourceLocation L;
         if (F.isValid())
           L = SM.getLocForStartOfFile(F).getLocWithOffset(SD.Offset);
+        DiagnosticsEngine::Level Level = diagLevel(SD.Severity);
+        if (SD.Severity == DiagSeverity::Warning) {
+          if (D.getIgnoreAllWarnings() ||
+              (L.isValid() && D.getSuppressSystemWarnings() && SM.isInSystemHeader(L))) {
+            SkipNotes = true;
+            continue;
+          }
+          if (D.getWarningsAsErrors())
+            Level = DiagnosticsEngine::Error;
+        }
+        HasErrors |= SD.Severity == DiagSeverity::Error;
         // Formatted from Diagnostics.def by the private parse's DiagSink.
-        DiagnosticBuilder B = D.Report(L, D.getCustomDiagID(diagLevel(SD.Severity), "%0"));
+        DiagnosticBuilder B = D.Report(L, D.getCustomDiagID(Level, "%0"));
         B << SD.Message;
         if (SD.HasFix && L.isValid())
           B << FixItHint::CreateReplacement(
               CharSourceRange::getCharRange(L, L.getLocWithOffset(SD.FixLength)), SD.FixText);
       }
-      OK = R.Lowered && !R.ClangErrors && R.Diags.empty();
+      // Warnings do not stop the lowering (with -Werror the compile fails all the same).
+      OK = R.Lowered && !R.ClangErrors && !HasErrors;
       if (OK) {
         Lowered = std::move(R.Text);
         Replace = true;

@@ -488,8 +488,11 @@ bool Parser::parseDepItem(const Toks &T, AccessMode Mode, const std::string &Cla
         return S.Inclusive ? fail(DiagId::SectionWithoutEnd, Rest[Groups[G].Close].Loc)
                            : fail(DiagId::SectionWithoutLength, Rest[Groups[G].Close].Loc,
                                   {Rest[Seps[0]].Text});
-      if (S.Lower.empty())
+      S.Sep = Rest[Seps[0]];
+      if (S.Lower.empty()) {
         S.Lower.push_back({tok::numeric_constant, "0", Rest[Groups[G].Open].Loc});
+        S.ImplicitLower = true;
+      }
       D.Sections.push_back(S);
     }
     if (D.Sections.size() > 2)

@@ -68,6 +68,8 @@ private:
 struct Section {
   Toks Lower, Second;
   bool Inclusive;
+  Tok Sep{clang::tok::unknown, "", {}}; // the ':' or ';' as written
+  bool ImplicitLower = false; // x[:b], x[;n]: Lower is a 0 that the user did not write
   // The start and the length when written as constants (literals, macros): checked at
   // compile time.
   std::optional<long long> ConstLower, ConstLength;

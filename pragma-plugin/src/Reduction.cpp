@@ -4,7 +4,7 @@
 // '#pragma omp taskgroup [task_reduction(op: items)]' around a statement, lowered to the C
 // ABI's reductions (docs/reductions.md): each item's bytes and an operator, whose element type
 // is the item's. The bodies of reduction and in_reduction tasks work on their private copies
-// (the argument block's pointers are turned to the copy when the body starts: Emission.cpp,
+// (the argument block's pointers are turned to the copy when the body starts: InlineTasks.cpp,
 // FunctionTasks.cpp); a weakreduction task only orders its children's reductions, which join
 // its own, so its body keeps the original.
 //
@@ -314,6 +314,7 @@ void Lowerer::lowerTaskgroup(const Pragma &P, const Candidate &Cand) {
         SM.isBeforeInTranslationUnit(SM.getExpansionLoc(V->getLocation()), P.Begin))
       Scope.push_back(V);
   }
+  checkSectionBounds(P, Scope);
   Code C(SM);
   if (!CPP)
     if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))

@@ -105,29 +105,12 @@ private:
 
 } // namespace
 
-bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
-                     TaskloopLoop &Out) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
-  auto *F = dyn_cast_or_null<ForStmt>(S);
-  if (!F) {
-    Diags.report(isa_and_nonnull<CXXForRangeStmt>(S) ? DiagId::TaskloopRangeFor
-                                                     : DiagId::TaskloopWithoutLoop,
-                 P.DirLoc, {Dir});
-    return false;
-  }
-  Out.For = F;
-  for (const Clause &C : P.Clauses)
-    if (C.Info->Kind == ClauseKind::Collapse &&
-        !(C.Args[0].size() == 1 && C.Args[0][0].Text == "1")) {
-      Diags.report(DiagId::TaskloopCollapse, C.Loc);
-      return false;
-    }
-  if (P.find(ClauseKind::Grainsize) && P.find(ClauseKind::NumTasks)) {
-    Diags.report(DiagId::TaskloopGranularity, P.find(ClauseKind::NumTasks)->Loc, {Dir});
-    return false;
-  }
+namespace {
 
+// One loop of the nest: its variable, start, bound and step (the loop F is Out.For).
+bool analyzeLevel(ASTContext &Ctx, const ForStmt *F, DiagSink &Diags, TaskloopLoop &Out) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Out.For = F;
   // init: 'T i = start' or 'i = start'.
   const Stmt *Init = F->getInit();
   SourceLocation At = Init ? Init->getBeginLoc() : F->getLParenLoc();
@@ -138,11 +121,14 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
         V = D;
         Out.DeclaredInInit = true;
         Out.Lower = fileRange(SM, D->getInit()->getSourceRange());
+        Out.LowerE = D->getInit();
       }
   } else if (Binary B; Init && binary(cast<Expr>(Init), B) && B.Op == BO_Assign) {
     V = named(B.LHS);
-    if (V)
+    if (V) {
       Out.Lower = fileRange(SM, B.RHS->getSourceRange());
+      Out.LowerE = B.RHS;
+    }
   }
   if (!V || !V->isLocalVarDeclOrParm()) {
     Diags.report(DiagId::TaskloopInit, At);
@@ -175,6 +161,7 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     return false;
   }
   Out.Upper = fileRange(SM, Bound->getSourceRange());
+  Out.UpperE = Bound;
   Out.Inclusive = C.Op == BO_LE || C.Op == BO_GE;
   Out.Up = (C.Op == BO_LT || C.Op == BO_LE) == VarLeft;
 
@@ -190,11 +177,13 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     if (B.Op == BO_AddAssign || B.Op == BO_SubAssign) {
       IncOK = true;
       Out.Step = fileRange(SM, B.RHS->getSourceRange());
+      Out.StepE = B.RHS;
       Out.StepNegated = B.Op == BO_SubAssign;
     } else if (B.Op == BO_Assign && binary(B.RHS, R) && (R.Op == BO_Add || R.Op == BO_Sub) &&
                (named(R.LHS) == V || (R.Op == BO_Add && named(R.RHS) == V))) {
       IncOK = true;
-      Out.Step = fileRange(SM, (named(R.LHS) == V ? R.RHS : R.LHS)->getSourceRange());
+      Out.StepE = named(R.LHS) == V ? R.RHS : R.LHS;
+      Out.Step = fileRange(SM, Out.StepE->getSourceRange());
       Out.StepNegated = R.Op == BO_Sub;
     }
   }
@@ -227,8 +216,115 @@ bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
     }
   }
 
+  return true;
+}
+
+// The first variable of Outer that E names, if any.
+class OuterUse : public RecursiveASTVisitor<OuterUse> {
+public:
+  const std::vector<const TaskloopLoop *> &Outer;
+  const VarDecl *Found = nullptr;
+  explicit OuterUse(const std::vector<const TaskloopLoop *> &O) : Outer(O) {}
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    for (const TaskloopLoop *L : Outer)
+      if (E->getDecl() == L->Var && !Found)
+        Found = L->Var;
+    return true;
+  }
+};
+
+// The statement of a loop's body, through braces around it alone.
+const Stmt *only(const Stmt *S) {
+  while (const auto *CS = dyn_cast_or_null<CompoundStmt>(S)) {
+    if (CS->size() != 1)
+      return S;
+    S = CS->body_front();
+  }
+  return S;
+}
+
+} // namespace
+
+const Stmt *TaskloopLoop::body() const {
+  return Inner.empty() ? For->getBody() : Inner.back().For->getBody();
+}
+
+bool analyzeTaskloop(ASTContext &Ctx, const Pragma &P, Stmt *S, DiagSink &Diags,
+                     TaskloopLoop &Out) {
+  const std::string Dir = "'#pragma " + P.Namespace + " " + P.DirSpelling + "'";
+  auto *F = dyn_cast_or_null<ForStmt>(S);
+  if (!F) {
+    Diags.report(isa_and_nonnull<CXXForRangeStmt>(S) ? DiagId::TaskloopRangeFor
+                                                     : DiagId::TaskloopWithoutLoop,
+                 P.DirLoc, {Dir});
+    return false;
+  }
+  unsigned Depth = 1;
+  if (const Clause *C = P.find(ClauseKind::Collapse)) {
+    const Toks &A = C->Args[0];
+    unsigned long long V = 0;
+    if (A.size() != 1 || A[0].Kind != tok::numeric_constant ||
+        llvm::StringRef(A[0].Text).getAsInteger(0, V) || V == 0 || V > 16) {
+      Diags.report(DiagId::TaskloopCollapseValue, C->Loc, {spellTokens(A)});
+      return false;
+    }
+    Depth = (unsigned)V;
+  }
+  if (P.find(ClauseKind::Grainsize) && P.find(ClauseKind::NumTasks)) {
+    Diags.report(DiagId::TaskloopGranularity, P.find(ClauseKind::NumTasks)->Loc, {Dir});
+    return false;
+  }
+  // OpenMP: the reduction's result is ready when the taskloop's group ends, so no nogroup.
+  if (P.Namespace == "omp" && P.find(ClauseKind::Nogroup))
+    if (const Clause *R = P.find(ClauseKind::Reduction)) {
+      Diags.report(DiagId::TaskloopReductionNogroup, R->Loc, {Dir});
+      return false;
+    }
+
+  if (!analyzeLevel(Ctx, F, Diags, Out))
+    return false;
+  // collapse(n): n - 1 more loops, each the whole body of the one before, whose start, bound
+  // and step do not depend on the variables of the loops around them.
+  std::vector<const TaskloopLoop *> Outer{&Out};
+  const ForStmt *Prev = F;
+  for (unsigned L = 1; L < Depth; ++L) {
+    const Stmt *B = only(Prev->getBody());
+    const auto *Next = dyn_cast_or_null<ForStmt>(B);
+    if (!Next) {
+      // At the statement that is not the next loop (the second loop of two).
+      SourceLocation At = B ? B->getBeginLoc() : Prev->getRParenLoc();
+      if (const auto *CS = dyn_cast_or_null<CompoundStmt>(B); CS && !CS->body_empty()) {
+        At = CS->body_back()->getBeginLoc();
+        for (const Stmt *Child : llvm::reverse(CS->body()))
+          if (!isa<ForStmt>(Child) && !isa<NullStmt>(Child))
+            At = Child->getBeginLoc();
+      }
+      Diags.report(DiagId::TaskloopCollapseNest, At,
+                   {std::to_string(Depth), Outer.back()->Var->getName().str()});
+      return false;
+    }
+    TaskloopLoop Level;
+    if (!analyzeLevel(Ctx, Next, Diags, Level))
+      return false;
+    for (auto [What, E] : {std::pair<const char *, const Expr *>{"start", Level.LowerE},
+                           {"bound", Level.UpperE},
+                           {"step", Level.StepE}}) {
+      OuterUse U(Outer);
+      if (E)
+        U.TraverseStmt(const_cast<Expr *>(E));
+      if (U.Found) {
+        Diags.report(DiagId::TaskloopCollapseNonRectangular, E->getBeginLoc(),
+                     {What, Level.Var->getName().str(), U.Found->getName().str()});
+        return false;
+      }
+    }
+    Out.Inner.push_back(Level);
+    Outer = Out.levels();
+    Prev = Next;
+  }
+
   LeaveFinder LF;
-  LF.TraverseStmt(F->getBody());
+  LF.TraverseStmt(const_cast<Stmt *>(Out.body()));
   if (LF.Found) {
     const char *What = isa<BreakStmt>(LF.Found)    ? "'break'"
                        : isa<ReturnStmt>(LF.Found) ? "'return'"
@@ -277,6 +373,43 @@ std::string taskloopChunkBody(const std::string &Type, const std::string &VarNam
          "->nanort_tl_count; ++nanort_tl_k) { " + Type + " " + VarName + " = (" + Type + ")(" +
          ArgsPtr + "->nanort_tl_first + nanort_tl_k * " + ArgsPtr + "->nanort_tl_step); (void)" +
          VarName + ";\n" + UserBody + "\n}";
+}
+
+std::string taskloopCollapsedVars(
+    const std::vector<std::pair<std::string, std::string>> &Vars, const std::string &Linear,
+    const std::function<std::string(const char *, unsigned)> &Field) {
+  // The innermost loop varies fastest: iteration r of the product is, from the inside out,
+  // r % n of each loop, r / n left for the loops around it.
+  std::string S = "unsigned long long nanort_tl_r = " + Linear + ";\n";
+  for (unsigned L = Vars.size() - 1; L > 0; --L)
+    S += "unsigned long long nanort_tl_q" + std::to_string(L) + " = nanort_tl_r % " +
+         Field("n", L) + "; nanort_tl_r /= " + Field("n", L) + ";\n";
+  for (unsigned L = 0; L < Vars.size(); ++L) {
+    const auto &[Type, Name] = Vars[L];
+    S += Type + " " + Name + " = (" + Type + ")(" + Field("lb", L) + " + " +
+         (L ? "nanort_tl_q" + std::to_string(L) : std::string("nanort_tl_r")) + " * " +
+         Field("step", L) + "); (void)" + Name + ";\n";
+  }
+  return S;
+}
+
+std::string taskloopCollapsedChunkBody(
+    const std::vector<std::pair<std::string, std::string>> &Vars, const std::string &ArgsPtr,
+    const std::string &UserBody) {
+  auto Field = [&](const char *F, unsigned L) {
+    return ArgsPtr + "->nanort_tl_" + F + "s[" + std::to_string(L) + "]";
+  };
+  return "for (unsigned long long nanort_tl_k = 0; nanort_tl_k < " + ArgsPtr +
+         "->nanort_tl_count; ++nanort_tl_k) {\n" +
+         taskloopCollapsedVars(Vars, ArgsPtr + "->nanort_tl_first + nanort_tl_k", Field) +
+         UserBody + "\n}";
+}
+
+bool namesTaskloopVariable(const DepItem &D, const TaskloopLoop &Loop) {
+  for (const TaskloopLoop *L : Loop.levels())
+    if (namesTaskloopVariable(D, L->Var->getName()))
+      return true;
+  return false;
 }
 
 bool namesTaskloopVariable(const DepItem &D, llvm::StringRef Var) {

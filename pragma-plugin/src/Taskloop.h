@@ -14,10 +14,13 @@
 
 #include "clang/Basic/SourceLocation.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
+class Expr;
 class ForStmt;
 class Stmt;
 class VarDecl;
@@ -25,7 +28,8 @@ class VarDecl;
 
 namespace nanort {
 
-// A loop 'for (init; cond; incr) body' in canonical form.
+// A loop 'for (init; cond; incr) body' in canonical form; with collapse(n), the outermost of
+// n perfectly nested loops, the others in Inner.
 struct TaskloopLoop {
   const clang::ForStmt *For = nullptr;
   const clang::VarDecl *Var = nullptr; // the loop variable, of an integer type
@@ -35,6 +39,18 @@ struct TaskloopLoop {
   bool Up = true;                      // the condition is i < b or i <= b (or b > i, b >= i)
   bool Inclusive = false;              // <= or >=
   bool StepNegated = false;            // i -= s, i = i - s, i--, --i
+  const clang::Expr *LowerE = nullptr, *UpperE = nullptr, *StepE = nullptr;
+  // collapse(n), n > 1: the n - 1 loops inside, outermost first (each with Inner empty); the
+  // iterations split are those of the product of the n loops.
+  std::vector<TaskloopLoop> Inner;
+  // The loops, outermost first, and the body that a chunk runs (the innermost loop's).
+  std::vector<const TaskloopLoop *> levels() const {
+    std::vector<const TaskloopLoop *> L{this};
+    for (const TaskloopLoop &I : Inner)
+      L.push_back(&I);
+    return L;
+  }
+  const clang::Stmt *body() const;
 };
 
 // Checks that S, the statement after the pragma P, is a loop that a taskloop can split, and
@@ -52,9 +68,23 @@ std::string taskloopPrelude();
 std::string taskloopChunkBody(const std::string &Type, const std::string &VarName,
                               const std::string &ArgsPtr, const std::string &UserBody);
 
+// The chunk task's body of a collapsed nest: iteration first + k of the product space (count
+// of them) gives each loop variable (Vars: type and name, outermost first) its value from the
+// loops' starts, steps and trip counts in the argument block (nanort_tl_lbs[l], ...).
+std::string taskloopCollapsedChunkBody(
+    const std::vector<std::pair<std::string, std::string>> &Vars, const std::string &ArgsPtr,
+    const std::string &UserBody);
+
+// The declarations of the loop variables of a collapsed nest for the iteration Linear of the
+// product space; Field("lb" | "step" | "n", level) spells each loop's start, step and trip count.
+std::string taskloopCollapsedVars(
+    const std::vector<std::pair<std::string, std::string>> &Vars, const std::string &Linear,
+    const std::function<std::string(const char *, unsigned)> &Field);
+
 // Whether a dependence item names the loop variable (its chunk then depends on the item for
 // every iteration it runs).
 bool namesTaskloopVariable(const DepItem &D, llvm::StringRef Var);
+bool namesTaskloopVariable(const DepItem &D, const TaskloopLoop &Loop);
 
 // '#pragma omp taskloop' waits for its tasks and their descendants (OpenMP's implicit
 // taskgroup) unless 'nogroup' is given; '#pragma oss taskloop' never does (OmpSs-2 has no
@@ -63,9 +93,23 @@ inline bool taskloopHasGroup(const Pragma &P) {
   return P.Namespace == "omp" && !P.find(ClauseKind::Nogroup);
 }
 
-// The members a chunk's argument block adds.
-inline const char *taskloopArgMembers() {
-  return " unsigned long long nanort_tl_first, nanort_tl_count, nanort_tl_step;";
+// A reduction on '#pragma omp taskloop' makes its implicit taskgroup the reduction's scope:
+// nanort_taskgroup_begin, a task_reduction per item, chunks that are in_reduction tasks,
+// nanort_taskgroup_end. ('#pragma oss taskloop reduction' makes each chunk a reduction task.)
+inline bool taskloopReductionGroup(const Pragma &P) {
+  return taskloopHasGroup(P) && P.find(ClauseKind::Reduction);
+}
+
+// The members a chunk's argument block adds: with collapse(n), the linear first iteration and
+// the n loops' starts, steps and trip counts.
+inline std::string taskloopArgMembers(const TaskloopLoop &Loop) {
+  std::string S = " unsigned long long nanort_tl_first, nanort_tl_count, nanort_tl_step;";
+  if (!Loop.Inner.empty()) {
+    std::string N = std::to_string(Loop.Inner.size() + 1);
+    S += " unsigned long long nanort_tl_lbs[" + N + "], nanort_tl_steps[" + N +
+         "], nanort_tl_ns[" + N + "];";
+  }
+  return S;
 }
 
 } // namespace nanort

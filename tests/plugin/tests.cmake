@@ -4,6 +4,8 @@
 #   plugin.diagnostics.documented  the README's list of diagnostics is src/Diagnostics.def's
 #   plugin.columns.*            exact line:column of errors, from the plugin and from clause
 #                               expressions compiled by clang or by gcc through lowered source
+#   plugin.warnings.*           warnings (off-by-one array sections): each one at its line and
+#                               column, no others; -Werror and -w with both host compilers
 #   plugin.golden.<file>        the lowered source of golden/<file>, compared with <file>.expected
 #   plugin.run.<program>.clang  annotated programs compiled by clang 19 with the plugin in-process
 #   plugin.run.<program>.gcc    the same programs lowered to source and compiled by the
@@ -24,7 +26,9 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
              single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c reductions.c
-             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp)
+             local_tasks.c
+             cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp
+             local_tasks.cpp)
   if(file MATCHES "\\.c$")
     set(compiler ${NANORT_CLANG_C})
   else()
@@ -116,6 +120,50 @@ nanort_add_checked_test(NAME plugin.columns.first_error STATUS 1
   WORKING_DIRECTORY ${plugin_dir}/diagnostics)
 set_tests_properties(plugin.columns.first_error PROPERTIES LABELS plugin TIMEOUT 60)
 
+# Array sections that are very likely off by one (issue 19): every warning and note, at its
+# line and column, with its fix-it, and no other (the correct sections of the same files stay
+# quiet); the compile succeeds.
+foreach(file section_bounds.c section_bounds.cpp)
+  if(file MATCHES "\\.c$")
+    set(compiler ${NANORT_CLANG_C})
+  else()
+    set(compiler ${NANORT_CLANG_CXX})
+  endif()
+  nanort_add_checked_test(NAME plugin.warnings.${file}
+    EXPECT "^diagnostics as expected$"
+    COMMAND ${plugin_dir}/check_warnings.sh ${file}.expected --
+            ${compiler} -fsyntax-only -fdiagnostics-parseable-fixits -fplugin=${plugin_so}
+            -I${PROJECT_SOURCE_DIR}/include ${file}
+    WORKING_DIRECTORY ${plugin_dir}/diagnostics)
+  set_tests_properties(plugin.warnings.${file} PROPERTIES LABELS plugin TIMEOUT 60)
+endforeach()
+# The warning follows -Werror (an error: the build fails) and -w (nothing), with clang 19 and
+# with another host compiler (the lowering step gets both options), on a program that is
+# correct (programs/section_bounds.c, plugin.run.section_bounds_c.*).
+set(section_bounds_warning "section 'x[i:i+BS]' in in() covers BS+1 elements, i to i+BS (the bound after ':' is included)")
+foreach(variant clang gcc)
+  set(environment "")
+  if(variant STREQUAL "gcc")
+    if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
+      continue()
+    endif()
+    set(environment "NANORT_CC=${CMAKE_C_COMPILER}")
+  endif()
+  add_test(NAME plugin.warnings.werror.${variant}
+           COMMAND ${plugin_dir}/check_output.sh
+                   "section_bounds.c:17:25: error: ${section_bounds_warning}"
+                   "1 error generated."
+                   -- ${plugin_wrappers}/nanocc -Werror -I${plugin_dir}/programs -fsyntax-only
+                   section_bounds.c
+           WORKING_DIRECTORY ${plugin_dir}/programs)
+  nanort_add_checked_test(NAME plugin.warnings.w.${variant}
+    REJECT "warning" "error" "note" "FAILED"
+    COMMAND ${plugin_wrappers}/nanocc -w -I${plugin_dir}/programs -fsyntax-only section_bounds.c
+    WORKING_DIRECTORY ${plugin_dir}/programs)
+  set_tests_properties(plugin.warnings.werror.${variant} plugin.warnings.w.${variant} PROPERTIES
+                       LABELS plugin TIMEOUT 120 ENVIRONMENT "${environment}")
+endforeach()
+
 # The list of diagnostics in pragma-plugin/README.md is the table of src/Diagnostics.def (IDs,
 # severities and texts, in order), so that the documentation cannot drift from the messages.
 nanort_add_checked_test(NAME plugin.diagnostics.documented
@@ -195,6 +243,37 @@ nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskloop_oss.c)
 nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/taskloop.cpp)
+# Reductions and collapse(n) on taskloops (issue 19): OpenMP's group as the reduction's scope
+# (sum, max, product, an array, declare reduction, taskloop simd, an empty loop), in_reduction
+# in a taskgroup, OmpSs-2's chunks as reduction tasks combined before the next access,
+# collapse(2) and (3) with grainsize, num_tasks and dependences per iteration, C++ templates and
+# members. Built and run with 2 workers, then run again with 1 and with 4.
+foreach(entry "taskloop_reduction_c|nanocc|taskloop_reduction.c"
+              "taskloop_reduction_oss_c|nanocc|taskloop_reduction_oss.c"
+              "taskloop_collapse_c|nanocc|taskloop_collapse.c"
+              "taskloop_reduction_cxx|nanocxx|taskloop_reduction.cpp")
+  string(REPLACE "|" ";" entry "${entry}")
+  list(GET entry 0 name)
+  list(GET entry 1 wrapper)
+  list(GET entry 2 file)
+  set(std)
+  if(wrapper STREQUAL "nanocxx")
+    set(std -std=c++17)
+  endif()
+  nanort_plugin_program(${name} ${wrapper} "NANORT_CPU_WORKERS=2" ${std} -Wall -Werror ${p}/${file})
+  foreach(variant ${taskloop_variants})
+    set_tests_properties(plugin.run.${name}.${variant} PROPERTIES
+                         FIXTURES_SETUP plugin_${name}_${variant})
+    foreach(workers 1 4)
+      set(test plugin.run.${name}.${variant}.workers${workers})
+      nanort_add_checked_test(NAME ${test} EXPECT "all results correct"
+                              COMMAND ${plugin_bin}/${variant}/${name})
+      set_tests_properties(${test} PROPERTIES ENVIRONMENT "NANORT_CPU_WORKERS=${workers}"
+                           FIXTURES_REQUIRED plugin_${name}_${variant})
+      nanort_test_properties(plugin ${test})
+    endforeach()
+  endforeach()
+endforeach()
 nanort_plugin_program(stencil_swap_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/stencil_swap.c)
 nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
@@ -207,9 +286,14 @@ nanort_plugin_program(stencil_swap_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17
 # reference parameter, a std::vector's data, a member-function combiner. Each result is
 # compared with the sequential computation.
 nanort_plugin_program(reductions_c nanocc "NANORT_CPU_WORKERS=4" -Wall -Werror
-                      ${p}/reductions.c)
+                      -I${PROJECT_SOURCE_DIR}/tests/support ${p}/reductions.c)
 nanort_plugin_program(reductions_cxx nanocxx "NANORT_CPU_WORKERS=4" -std=c++17 -Wall -Werror
                       ${p}/reductions.cpp)
+# Correct array sections of every form, one of which (reading BS+1 elements on purpose) has the
+# off-by-one warning (issue 19): the program builds with it and its results are right (that the
+# warning is its only diagnostic, plugin.warnings.werror.*).
+nanort_plugin_program(section_bounds_c nanocc "NANORT_CPU_WORKERS=2" -Wall -std=gnu99
+                      ${p}/section_bounds.c)
 nanort_plugin_program(capture_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/capture.c)
 # Variable-length arrays and pointers to their rows in inline tasks (issue 19): tiles of
 # double (*a)[ts][ts], a wavefront over a parameter u[n][m], a VLA shared, firstprivate (the whole
@@ -285,6 +369,15 @@ nanort_plugin_program(nonvoid_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werro
                       ${p}/nonvoid_tasks.c)
 nanort_plugin_program(nonvoid_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
                       ${p}/nonvoid_tasks.cpp)
+# Function tasks declared inside a function (issue 19): the calls in the declaration's scope
+# are tasks with its clauses (the same function with other clauses in two functions that create
+# tasks and return, a definition later in the file and one in another file, a function that is
+# also a task at file scope, a nested block, target device(smp); C++: namespaces, a member
+# function, a lambda, a reference parameter). Compared with the sequential computation.
+nanort_plugin_program(block_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/block_tasks.c ${p}/block_tasks_lib.c)
+nanort_plugin_program(block_tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/block_tasks.cpp)
 # C++: the pragma taskwait rethrows a task's own exception (function and inline tasks); C++11
 # is enough for the lowered code.
 nanort_plugin_program(failing_taskwait_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++11 -Wall
@@ -598,6 +691,14 @@ add_test(NAME plugin.golden.taskloop.c
                  ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
                  ${plugin_bin}/golden/taskloop.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Reductions and collapse(2) on taskloops (issue 19): OpenMP's group as a taskgroup with the
+# reduction, OmpSs-2's reduction chunks, the product space and its iterations turned back into
+# the loops' variables.
+add_test(NAME plugin.golden.taskloop_reduction.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskloop_reduction.c taskloop_reduction.c.expected
+                 ${plugin_bin}/golden/taskloop_reduction.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Variable-length arrays and pointers to their rows in a C inline task (issue 19): the argument
 # block's untyped members and row lengths, the copy after the block, the body's declarations.
 add_test(NAME plugin.golden.vla.c
@@ -622,10 +723,21 @@ add_test(NAME plugin.golden.task_env.c
                  ${PROJECT_SOURCE_DIR}/include task_env.c task_env.c.expected
                  ${plugin_bin}/golden/task_env.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# Function tasks declared inside a function (issue 19): each declaration's wrapper, of internal
+# linkage, before the enclosing function after a declaration of what it calls; the uses in the
+# declaration's scope renamed, the others not; a function that is also a task at file scope
+# run through its renamed body.
+add_test(NAME plugin.golden.block_tasks.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include block_tasks.c block_tasks.c.expected
+                 ${plugin_bin}/golden/block_tasks.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden.versions.c
                      plugin.golden.sections.c plugin.golden.capture.c plugin.golden.capture.cpp
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
                      plugin.golden.reductions.c plugin.golden.task_env.c
+                     plugin.golden.taskloop_reduction.c
+                     plugin.golden.block_tasks.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the

@@ -19,46 +19,17 @@
 #include <thread>
 #include <vector>
 
+#include "c_api_tasks.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using nanort_test::Access;
+using nanort_test::expect_taskwait_ok;
+using nanort_test::make_task;
 using nanort_test::sleep_ms;
+using nanort_test::spawn;
 using nanort_test::wait_for;
-
-struct Access {
-  const void *address;
-  std::size_t bytes;
-  nanort_access_mode mode;
-};
-
-#define TEST_SITE(name, fn)                                                                \
-  const nanort_task_impl name##_impl{NANORT_DEVICE_SMP, fn, nullptr, nullptr, nullptr, 0}; \
-  const nanort_task_site name{NANORT_ABI_VERSION, #name, __FILE__, __LINE__, &name##_impl, 1, nullptr}
-
-// Creates a task of 'site' with a copy of 'args' and the given accesses; not yet submitted.
-template <class Args>
-nanort_task *make_task(const nanort_task_site &site, const Args &args,
-                       std::initializer_list<Access> accesses = {}) {
-  nanort_task *task = nanort_task_create(&site, sizeof(Args));
-  EXPECT_NE(task, nullptr) << nanort_last_error();
-  if (!task) return nullptr;
-  std::memcpy(nanort_task_args(task), &args, sizeof(Args));
-  for (const Access &a : accesses)
-    EXPECT_EQ(nanort_task_access(task, a.address, a.bytes, a.mode), NANORT_SUCCESS)
-        << nanort_last_error();
-  return task;
-}
-
-template <class Args>
-void spawn(const nanort_task_site &site, const Args &args,
-           std::initializer_list<Access> accesses = {}) {
-  nanort_task *task = make_task(site, args, accesses);
-  ASSERT_NE(task, nullptr);
-  ASSERT_EQ(nanort_task_submit(task), NANORT_SUCCESS) << nanort_last_error();
-}
-
-void expect_taskwait_ok() { EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error(); }
 
 bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
@@ -111,7 +82,7 @@ void chain_step(void *p) {
   *a->counter = value + 1;
   a->order->push_back(a->index);
 }
-TEST_SITE(chain_site, chain_step);
+SITE(chain_site, chain_step);
 
 TEST(CApi, ChainOfInoutTasksRunsInCreationOrder) {
   long counter = 0;
@@ -181,7 +152,7 @@ void fill(void *p) {
   sleep_ms(a->delay_ms);
   for (int i = 0; i < a->count; ++i) a->data[i] = a->value + i;
 }
-TEST_SITE(fill_site, fill);
+SITE(fill_site, fill);
 
 struct SumArgs {
   const int *data;
@@ -196,7 +167,7 @@ void sum(void *p) {
   for (int i = 0; i < a->count; ++i) total += a->data[i];
   *a->result = total;
 }
-TEST_SITE(sum_site, sum);
+SITE(sum_site, sum);
 
 struct ReadLongArgs {
   const long *source;
@@ -206,7 +177,7 @@ void read_long(void *p) {
   auto *a = static_cast<ReadLongArgs *>(p);
   *a->copy = std::atomic_ref<const long>(*a->source).load();
 }
-TEST_SITE(read_long_site, read_long);
+SITE(read_long_site, read_long);
 
 struct SetLongArgs {
   long *x;
@@ -218,7 +189,7 @@ void set_long(void *p) {
   sleep_ms(a->delay_ms);
   *a->x = a->value;
 }
-TEST_SITE(set_long_site, set_long);
+SITE(set_long_site, set_long);
 
 long expected_sum(const std::vector<int> &values, int from, int to) {
   return std::accumulate(values.begin() + from, values.begin() + to, 0L);
@@ -269,8 +240,8 @@ void add_block(void *p) {
   for (int r = 0; r < a->rows; ++r)
     for (int c = 0; c < a->cols; ++c) a->first[r * a->ld + c] = a->first[r * a->ld + c] * 10 + a->value;
 }
-TEST_SITE(fill_block_site, fill_block);
-TEST_SITE(add_block_site, add_block);
+SITE(fill_block_site, fill_block);
+SITE(add_block_site, add_block);
 
 TEST(CApi, TwoDimensionalBlocksOrderRealData) {
   constexpr int n = 32, b = 8;  // a 32 x 32 matrix of 8 x 8 tiles
@@ -326,7 +297,7 @@ void atomic_add(void *p) {
   auto *a = static_cast<AtomicAddArgs *>(p);
   std::atomic_ref<long>(*a->target).fetch_add(a->amount);
 }
-TEST_SITE(atomic_add_site, atomic_add);
+SITE(atomic_add_site, atomic_add);
 
 TEST(CApi, ConcurrentReductionIsCompleteBeforeTheNextReader) {
   long total = 0, seen = -1;
@@ -366,7 +337,7 @@ void meet(void *p) {
   if (wait_for([&] { return a->arrived->load() >= 2; }, std::chrono::seconds(10)))
     a->met->fetch_add(1);
 }
-TEST_SITE(meet_site, meet);
+SITE(meet_site, meet);
 
 void expect_pair_meets(nanort_access_mode first, const void *a, nanort_access_mode second,
                        const void *b) {
@@ -412,7 +383,7 @@ void exclusive_add(void *p) {
   a->ran->fetch_add(1);
   a->in_flight->fetch_sub(1);
 }
-TEST_SITE(exclusive_site, exclusive_add);
+SITE(exclusive_site, exclusive_add);
 
 TEST(CApi, CommutativeTasksNeverRunTogetherAndAllRun) {
   long total = 0;
@@ -454,7 +425,7 @@ struct TreeArgs {
   long *result;
 };
 void tree(void *p);
-TEST_SITE(tree_site, tree);
+SITE(tree_site, tree);
 void tree(void *p) {
   auto *a = static_cast<TreeArgs *>(p);
   if (a->depth == 0) {
@@ -489,7 +460,7 @@ void record_worker(void *p) {
   while (std::chrono::steady_clock::now() < until) {
   }
 }
-TEST_SITE(record_worker_site, record_worker);
+SITE(record_worker_site, record_worker);
 
 TEST(CApi, InsideATaskTheCurrentWorkerIsAWorkerIndex) {
   const int workers = nanort_device_count(NANORT_DEVICE_SMP);
@@ -526,7 +497,7 @@ void late_child_parent(void *p) {
                                      nullptr};
   spawn(site, Child{a->x}, {{a->x, sizeof(long), NANORT_OUT}});
 }
-TEST_SITE(late_child_parent_site, late_child_parent);
+SITE(late_child_parent_site, late_child_parent);
 
 TEST(CApi, ParentCompletesOnlyWithItsChildren) {
   long x = 0, seen = -1;
@@ -552,7 +523,7 @@ void held_child(void *p) {
   wait_for([&] { return e->release.load(); });
   e->child_done = true;
 }
-TEST_SITE(held_child_site, held_child);
+SITE(held_child_site, held_child);
 void env_parent(void *p) {
   HeldEnv *e = *static_cast<HeldEnv **>(p);
   spawn(held_child_site, e);
@@ -598,8 +569,8 @@ void child_b(void *p) {
   auto *r = *static_cast<Rendezvous **>(p);
   r->b_ran = true;
 }
-TEST_SITE(child_a_site, child_a);
-TEST_SITE(child_b_site, child_b);
+SITE(child_a_site, child_a);
+SITE(child_b_site, child_b);
 void parent_a(void *p) {
   auto *r = *static_cast<Rendezvous **>(p);
   spawn(child_a_site, r, {{&r->shared, sizeof r->shared, NANORT_INOUT}});
@@ -612,8 +583,8 @@ void parent_b(void *p) {
   spawn(child_b_site, r, {{&r->shared, sizeof r->shared, NANORT_INOUT}});
   EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
 }
-TEST_SITE(parent_a_site, parent_a);
-TEST_SITE(parent_b_site, parent_b);
+SITE(parent_a_site, parent_a);
+SITE(parent_b_site, parent_b);
 
 TEST(CApi, SiblingsOfDifferentParentsDoNotOrderEachOther) {
   Rendezvous r;
@@ -675,7 +646,7 @@ void hold(void *p) {
   wait_for([&] { return a->go->load(); }, std::chrono::seconds(20));
   a->done->store(true);
 }
-TEST_SITE(hold_site, hold);
+SITE(hold_site, hold);
 
 TEST(CApi, TaskwaitOnWaitsOnlyForTheTasksOfThatAddress) {
   long x = 0;
@@ -934,7 +905,7 @@ void record_where(void *p) {
   *a->thread = std::this_thread::get_id();
   a->ran->store(true);
 }
-TEST_SITE(where_site, record_where);
+SITE(where_site, record_where);
 
 
 TEST(CApi, UndeferredTaskRunsInTheCreatingThreadAfterItsDependences) {
@@ -973,9 +944,9 @@ void started_set(void *p) {
   }
   *a->x = a->value;
 }
-TEST_SITE(started_set_site, started_set);
+SITE(started_set_site, started_set);
 void nothing(void *) {}
-TEST_SITE(nothing_site, nothing);
+SITE(nothing_site, nothing);
 
 TEST(CApi, UndeferredTaskWaitingForAWorkerIsAlwaysWoken) {
   long x = 0;
@@ -1073,7 +1044,7 @@ struct FinalChildArgs {
   int index;
 };
 void final_child(void *p);
-TEST_SITE(final_child_site, final_child);
+SITE(final_child_site, final_child);
 void final_child(void *p) {
   auto *a = static_cast<FinalChildArgs *>(p);
   a->log->order.push_back(a->index);
@@ -1098,7 +1069,7 @@ void final_parent(void *p) {
   }
   EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
 }
-TEST_SITE(final_parent_site, final_parent);
+SITE(final_parent_site, final_parent);
 
 TEST(CApi, ChildrenOfAFinalTaskRunAtOnceInOrderInItsThread) {
   FinalLog log;
@@ -1280,7 +1251,7 @@ void copy_out(void *p) {
   std::memcpy(a->result, a->bytes, sizeof a->bytes);
   *a->address = reinterpret_cast<std::uintptr_t>(p);
 }
-TEST_SITE(copy_site, copy_out);
+SITE(copy_site, copy_out);
 
 TEST(CApi, ArgumentBlockIsACopyTakenAtCreation) {
   unsigned char result[40] = {};
@@ -1310,7 +1281,7 @@ void big_sum(void *p) {
   *a->sum = total;
   *a->address = reinterpret_cast<std::uintptr_t>(p);
 }
-TEST_SITE(big_site, big_sum);
+SITE(big_site, big_sum);
 
 TEST(CApi, LargeArgumentBlocks) {
   constexpr int kTasks = 64;

@@ -16,63 +16,22 @@
 #include <string>
 #include <vector>
 
+#include "c_api_tasks.hpp"
 #include "test_support.hpp"
 
 namespace {
 
+using nanort_test::expect_taskwait_ok;
+using nanort_test::make_task;
+using nanort_test::spawn;
 using nanort_test::wait_for;
 
 constexpr int kWorkers = 4;  // NANORT_CPU_WORKERS
-
-struct Access {
-  const void *address;
-  std::size_t bytes;
-  nanort_access_mode mode;
-};
-
-struct Reduction {
-  void *address;
-  std::size_t bytes;
-  const nanort_reduction_op *op;
-};
-
-#define SITE_AT(name, fn, file, line)                                                      \
-  const nanort_task_impl name##_impl{NANORT_DEVICE_SMP, fn, nullptr, nullptr, nullptr, 0}; \
-  const nanort_task_site name{NANORT_ABI_VERSION, #name, file, line, &name##_impl, 1, nullptr}
-#define SITE(name, fn) SITE_AT(name, fn, __FILE__, __LINE__)
-
-template <class Args>
-nanort_task *make_task(const nanort_task_site &site, const Args &args,
-                       std::initializer_list<Access> accesses = {},
-                       std::initializer_list<Reduction> reductions = {}) {
-  nanort_task *task = nanort_task_create(&site, sizeof(Args));
-  EXPECT_NE(task, nullptr) << nanort_last_error();
-  if (!task) return nullptr;
-  std::memcpy(nanort_task_args(task), &args, sizeof(Args));
-  for (const Access &a : accesses)
-    EXPECT_EQ(nanort_task_access(task, a.address, a.bytes, a.mode), NANORT_SUCCESS)
-        << nanort_last_error();
-  for (const Reduction &r : reductions)
-    EXPECT_EQ(nanort_task_reduction(task, r.address, r.bytes, r.op), NANORT_SUCCESS)
-        << nanort_last_error();
-  return task;
-}
-
-template <class Args>
-void spawn(const nanort_task_site &site, const Args &args,
-           std::initializer_list<Access> accesses = {},
-           std::initializer_list<Reduction> reductions = {}) {
-  nanort_task *task = make_task(site, args, accesses, reductions);
-  ASSERT_NE(task, nullptr);
-  ASSERT_EQ(nanort_task_submit(task), NANORT_SUCCESS) << nanort_last_error();
-}
 
 template <class Args>
 Args &args_of(void *raw) {
   return *static_cast<Args *>(raw);
 }
-
-void expect_taskwait_ok() { EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error(); }
 
 std::string hex(const void *address) {
   char text[32];

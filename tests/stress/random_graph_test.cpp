@@ -2,7 +2,8 @@
 // and compared with a sequential execution of the same tasks in creation order.
 //
 // Every task names 1 to 3 random ranges of a 4096-element array (sometimes 2-D blocks of its
-// 64 x 64 view), overlapping each other and other tasks' ranges at random, with random modes.
+// 64 x 64 view, some of them 8 x 8 tiles named again exactly, which the dependency domain
+// keeps whole until something overlaps them partly), overlapping each other and other tasks' ranges at random, with random modes.
 // What a task does with a range depends on the mode, and is chosen so that any execution the
 // access modes allow gives exactly the sequential result, while any execution they forbid is
 // very likely to give another:
@@ -171,6 +172,12 @@ class Generator {
 
   Span random_span() {
     Span s;
+    if (chance(1, 8)) {  // an 8 x 8 tile of the 64 x 64 view: tiles are named again exactly
+      s.rows = s.cols = 8;
+      s.offset = uniform(0, 7) * 8 * kWidth + uniform(0, 7) * 8;
+      s.ld = kWidth;
+      return s;
+    }
     if (chance(1, 4)) {  // a 2-D block of the 64 x 64 view
       const std::uint32_t r0 = uniform(0, kWidth - 1), c0 = uniform(0, kWidth - 1);
       s.rows = uniform(1, std::min(16u, kWidth - r0));

@@ -512,6 +512,82 @@ TEST_F(Domain, BlockBetweenTheRowsOfAnotherDoesNotOrder) {
   EXPECT_EQ(release(even), Tasks{all});
 }
 
+// Tiles: a block named again exactly is one fragment, however many rows it has; whatever
+// overlaps it partly turns it into rows first, and the order is the same either way.
+
+constexpr std::size_t kTile = 16;  // tiles of 16 rows of 16 bytes, in rows of 64 bytes
+
+Access tile(std::size_t ti, std::size_t tj, nanort_access_mode mode) {
+  return block(ti * kTile * kRow + tj * kTile, kTile, kTile, kRow, mode);
+}
+
+TEST_F(Domain, TilesAreOneFragmentEach) {
+  Task *w00 = add({tile(0, 0, NANORT_OUT)});
+  Task *w01 = add({tile(0, 1, NANORT_OUT)});
+  EXPECT_EQ(domain_.fragment_count(), 2u);  // not 32: one per tile
+  Task *gemm = add({tile(0, 0, NANORT_IN), tile(0, 1, NANORT_INOUT)});
+  Task *reader = add({tile(0, 0, NANORT_IN)});
+  EXPECT_EQ(domain_.fragment_count(), 2u);
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(w00), Tasks{reader});  // gemm waits for w01 too
+  EXPECT_EQ(release(w01), Tasks{gemm});
+  release(reader);
+  release(gemm);
+  EXPECT_EQ(domain_.fragment_count(), 0u);  // all done: forgotten
+}
+
+TEST_F(Domain, RowThroughTilesTurnsThemIntoRows) {
+  Task *w00 = add({tile(0, 0, NANORT_OUT)});
+  Task *w01 = add({tile(0, 1, NANORT_OUT)});
+  Task *w10 = add({tile(1, 0, NANORT_OUT)});
+  Task *row = add({in(3 * kRow, kRow)});  // row 3: through tiles (0, 0) and (0, 1)
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(domain_.fragment_count(), 1u + 2 * kTile + 1);  // tile (1, 0) stays whole
+  // A writer of tile (0, 0) again, now row by row, waits for both the writer and the row.
+  Task *again = add({tile(0, 0, NANORT_INOUT)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_TRUE(release(w01).empty());
+  EXPECT_EQ(release(w00), Tasks{row});
+  EXPECT_EQ(release(row), Tasks{again});
+  EXPECT_TRUE(release(w10).empty());
+}
+
+TEST_F(Domain, ShiftedBlockTurnsTheTilesItCrossesIntoRows) {
+  Task *w00 = add({tile(0, 0, NANORT_OUT)});
+  Task *w11 = add({tile(1, 1, NANORT_OUT)});
+  Task *w03 = add({tile(0, 3, NANORT_OUT)});
+  // 16 x 16 bytes from row 8, column 8: a quarter of (0, 0), of (0, 1), of (1, 0), of (1, 1).
+  Task *shifted = add({block(8 * kRow + 8, kTile, kTile, kRow, NANORT_IN)});
+  EXPECT_TRUE(ready_.empty());
+  Task *w03_again = add({tile(0, 3, NANORT_INOUT)});  // untouched: still one fragment
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(w03), Tasks{w03_again});
+  EXPECT_TRUE(release(w11).empty());
+  EXPECT_EQ(release(w00), Tasks{shifted});
+}
+
+TEST_F(Domain, TilesOfTwoStridesOrderWhereTheyOverlap) {
+  // The same bytes seen as a 16 x 64 matrix and as a 32 x 32 one.
+  Task *a = add({block(0, 16, 4, 64, NANORT_OUT)});  // rows 0-3 of the first, columns [0, 16)
+  Task *b = add({block(32, 16, 4, 32, NANORT_IN)});  // bytes 32-47, 64-79, 96-111, 128-143
+  EXPECT_TRUE(ready_.empty());                       // 64-79 is a's row 1
+  Task *c = add({block(16, 16, 2, 32, NANORT_IN)});  // bytes 16-31, 48-63: not a's
+  EXPECT_EQ(ready_, Tasks{c});
+  EXPECT_EQ(release(a), Tasks{b});
+}
+
+TEST_F(Domain, CommutativeTilesRunOneAtATime) {
+  Task *c1 = add({tile(0, 0, NANORT_COMMUTATIVE)});
+  Task *c2 = add({tile(0, 0, NANORT_COMMUTATIVE)});
+  EXPECT_TRUE(is_ready(c1));
+  EXPECT_FALSE(is_ready(c2));
+  // A partial reader turns the owned tile into rows; the ownership goes with them.
+  Task *r = add({in(2 * kRow, 8)});
+  EXPECT_TRUE(ready_.empty());
+  EXPECT_EQ(release(c1), Tasks{c2});
+  EXPECT_EQ(release(c2), Tasks{r});
+}
+
 // ---------------------------------------------------------------------------------------------
 // History
 

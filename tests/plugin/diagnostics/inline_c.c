@@ -10,8 +10,7 @@ void f(int n) {
   {
     #pragma omp task inout(x) // nested tasks are lowered in C too
     x++;
-    // expected-error@+1 {{a task pragma on a function declared inside a function is not supported}}
-    #pragma omp task inout(*p)
+    #pragma omp task inout(*p) // a function task declared in a block, inside an inline task
     void nested_declared(int *p);
     nested_declared(&x);
   }

@@ -62,10 +62,67 @@ void f(int n, int *a, double x, int *p) {
   #pragma omp taskloop grainsize(4) num_tasks(2)
   for (int k = 0; k < n; k++) a[k] = 0;
 
-  // expected-error@+1 {{'collapse' is not supported yet: the taskloop splits the iterations of the loop that follows it only (drop 'collapse', or make one loop of the nest)}}
+  // collapse(n): n perfectly nested canonical loops with bounds that the outer loops do not
+  // change.
   #pragma omp taskloop collapse(2)
   for (int k = 0; k < n; k++)
     for (int m = 0; m < n; m++) a[k] += m;
+
+  #pragma omp taskloop collapse(2)
+  for (int k = 0; k < n; k++) {
+    a[k] = 0; // expected-error {{'collapse(2)' needs 2 perfectly nested 'for' loops: the body of the loop of 'k' must be the next 'for' loop and nothing else}}
+    for (int m = 0; m < n; m++) a[k] += m;
+  }
+
+  #pragma oss taskloop collapse(3)
+  for (int k = 0; k < n; k++)
+    for (int m = 0; m < n; m++)
+      a[k] += m; // expected-error {{'collapse(3)' needs 3 perfectly nested 'for' loops: the body of the loop of 'm' must be the next 'for' loop and nothing else}}
+
+  #pragma omp taskloop collapse(2)
+  for (int k = 0; k < n; k++)
+    for (int m = 0; m < k; m++) a[k] += m; // expected-error {{the bound of the loop of 'm' depends on 'k', the variable of an enclosing loop: 'collapse' splits rectangular nests only (give the inner loop bounds that do not change with the outer loops, or collapse fewer loops)}}
+
+  #pragma oss taskloop collapse(2)
+  for (int k = 0; k < n; k++)
+    for (int m = k + 1; m < n; m++) a[k] += m; // expected-error {{the start of the loop of 'm' depends on 'k', the variable of an enclosing loop: 'collapse' splits rectangular nests only (give the inner loop bounds that do not change with the outer loops, or collapse fewer loops)}}
+
+  #pragma omp taskloop collapse(2)
+  for (int k = 0; k < n; k++)
+    for (int m = 0; m < n; m += k + 1) a[k] += m; // expected-error {{the step of the loop of 'm' depends on 'k', the variable of an enclosing loop: 'collapse' splits rectangular nests only (give the inner loop bounds that do not change with the outer loops, or collapse fewer loops)}}
+
+  #pragma omp taskloop collapse(2)
+  for (int k = 0; k < n; k++)
+    for (double m = 0; m < n; m++) a[k] += m; // expected-error {{the variable 'm' of a taskloop's loop must have an integer type}}
+
+  #pragma omp taskloop collapse(2)
+  for (int k = 0; k < n; k++)
+    for (int m = 0; m < n; m++)
+      if (a[m]) break; // expected-error {{'break' cannot leave the loop of a taskloop (its iterations run in tasks)}}
+
+  // expected-error@+1 {{the argument of 'collapse' must be an integer constant from 1 to 16, not 'n'}}
+  #pragma omp taskloop collapse(n)
+  for (int k = 0; k < n; k++) a[k] = 0;
+
+  // expected-error@+1 {{the argument of 'collapse' must be an integer constant from 1 to 16, not '0'}}
+  #pragma oss taskloop collapse(0)
+  for (int k = 0; k < n; k++) a[k] = 0;
+
+  // expected-error@+1 {{'reduction' cannot be given on '#pragma omp taskloop' with 'nogroup': the taskloop's group is the reduction's scope (drop 'nogroup', or write in_reduction inside a '#pragma omp taskgroup task_reduction(...)')}}
+  #pragma omp taskloop nogroup reduction(+: i)
+  for (int k = 0; k < n; k++) i += a[k];
+
+  // OmpSs-2 has no group: its taskloop's tasks are reduction tasks.
+  #pragma oss taskloop reduction(+: i)
+  for (int k = 0; k < n; k++) i += a[k];
+
+  // expected-error@+1 {{reduction operator '&' is not defined for type 'double' (item 'x')}}
+  #pragma omp taskloop reduction(&: x)
+  for (int k = 0; k < n; k++) x += a[k];
+
+  // expected-error@+1 {{clause 'weakreduction' is not allowed on '#pragma oss taskloop'}}
+  #pragma oss taskloop weakreduction(+: i)
+  for (int k = 0; k < n; k++) i += a[k];
 
   #pragma omp taskloop collapse(1) nogroup
   for (int k = 0; k < n; k++) a[k] = 0;

@@ -43,6 +43,18 @@ static void negate_later(struct vec v) {
   }
 }
 
+/* A parameter declared as an array is a pointer: the task copies the pointer (and the lowered
+ * code must not take 'sizeof' of the parameter, which -Wall reports). */
+static void double_rows_later(double m[][N], int rows) {
+  for (int i = 0; i < rows; ++i) {
+    #pragma omp task inout(m[i][0;N])
+    {
+      wait_for_go(&go2);
+      for (int j = 0; j < N; ++j) m[i][j] *= 2.0;
+    }
+  }
+}
+
 /* Overwrites the stack where the frames of the functions above were. */
 static __attribute__((noinline)) void clobber_stack(void) {
   volatile unsigned char junk[8192];
@@ -179,5 +191,15 @@ int main(void) {
   __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
   #pragma omp taskwait
   CHECK(all(b1, 0, N, 1.0) && all(b2, 0, N, 0.0) && arg == b2);
+
+  /* Tasks on the rows of a matrix passed as 'double m[][N]', from a function that returns. */
+  double m[3][N];
+  for (int i = 0; i < 3; ++i) fill(m[i], i + 1.0);
+  go2 = 0;
+  double_rows_later(m, 3);
+  clobber_stack();
+  __atomic_store_n(&go2, 1, __ATOMIC_RELEASE);
+  #pragma omp taskwait
+  CHECK(all(m[0], 0, N, 2.0) && all(m[1], 0, N, 4.0) && all(m[2], 0, N, 6.0));
   CHECK_DONE();
 }

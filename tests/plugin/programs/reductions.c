@@ -5,17 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N = 100000, CHUNK = 1000, BINS = 16 };
+#include "c_check.h" /* tests/support */
 
-static int failures;
-#define CHECK(cond, ...)                                                                        \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      printf("FAILED: " __VA_ARGS__);                                                           \
-      printf("\n");                                                                             \
-      ++failures;                                                                               \
-    }                                                                                           \
-  } while (0)
+enum { N = 100000, CHUNK = 1000, BINS = 16 };
 
 static long global_count;
 

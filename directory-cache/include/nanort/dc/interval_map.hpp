@@ -69,6 +69,13 @@ class IntervalMap {
       visit(it->first, it->second.end, it->second.value);
   }
 
+  // Whether a fragment overlaps [start, end).
+  bool any_overlapping(std::uintptr_t start, std::uintptr_t end) {
+    if (start >= end) return false;
+    auto it = first_overlapping(start);
+    return it != fragments_.end() && it->first < end;
+  }
+
   // Removes the fragments overlapping [start, end) for which drop(value&) returns true.
   template <class Drop>
   void erase_overlapping_if(std::uintptr_t start, std::uintptr_t end, Drop &&drop) {
