@@ -119,7 +119,7 @@ void pair_step(void *p) {
   ++*a->x;
   *a->ran_on = std::this_thread::get_id();
 }
-TEST_SITE(pair_site, pair_step);
+SITE(pair_site, pair_step);
 
 TEST(CApi, AReleasedSuccessorRunsOnTheThreadThatReleasedIt) {
   constexpr int kPairs = 40;
