@@ -122,6 +122,10 @@ struct Capture {
   bool InBlock = false;
 };
 
+// The variable 'Name' among 'Scope' (the last one of that name), else a global of that name.
+const clang::VarDecl *findVariable(clang::ASTContext &Ctx, const std::string &Name,
+                                   llvm::ArrayRef<const clang::VarDecl *> Scope);
+
 class Lowerer {
 public:
   Lowerer(ASTContext &Ctx, std::vector<Pragma> &Pragmas, DiagSink &Diags,
@@ -439,7 +443,9 @@ private:
   static bool isPrivatized(const Clause &Cl) {
     return Cl.Info->Kind == ClauseKind::Reduction || Cl.Info->Kind == ClauseKind::InReduction;
   }
-  const VarDecl *findVar(const std::string &Name, ArrayRef<const VarDecl *> Scope) const;
+  const VarDecl *findVar(const std::string &Name, ArrayRef<const VarDecl *> Scope) const {
+    return findVariable(Ctx, Name, Scope);
+  }
   bool reductionElement(const DepItem &D, ArrayRef<const VarDecl *> Scope, QualType &Elem) const;
   static std::string itemText(const Clause &Cl, const DepItem &D);
   std::string reductionOpInit(const Clause &Cl, const DepItem &D,

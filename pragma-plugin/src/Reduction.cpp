@@ -83,7 +83,8 @@ std::string Lowerer::itemText(const Clause &Cl, const DepItem &D) {
   return D.Written;
 }
 
-const VarDecl *Lowerer::findVar(const std::string &Name, ArrayRef<const VarDecl *> Scope) const {
+const VarDecl *findVariable(ASTContext &Ctx, const std::string &Name,
+                            ArrayRef<const VarDecl *> Scope) {
   const VarDecl *V = nullptr;
   for (const VarDecl *S : Scope)
     if (S->getName() == Name)

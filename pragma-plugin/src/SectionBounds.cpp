@@ -207,14 +207,7 @@ private:
   }
 
   TypeLoc variable(const std::string &Name) {
-    const VarDecl *V = nullptr;
-    for (const VarDecl *S : Scope)
-      if (S->getName() == Name)
-        V = S;
-    if (!V)
-      for (NamedDecl *N : Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
-        if (auto *G = dyn_cast<VarDecl>(N))
-          V = G;
+    const VarDecl *V = findVariable(Ctx, Name, Scope);
     return V ? declared(V) : TypeLoc();
   }
 
