@@ -500,7 +500,7 @@ nanort_status Runtime::submit(Task *task) {
   task->has_commutative = false;
   for (const Access &access : task->accesses)
     task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
-  if (!device && task->accesses.empty() && !task->undeferred &&
+  if (!device && task->accesses.empty() && !task->undeferred && !ready_->outranked(task) &&
       ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
     // Plenty of work is queued already and this task waits for nothing: run it here and now
     // (work first). The parent does not count it as a child unless it leaves children behind.
@@ -534,7 +534,7 @@ nanort_status Runtime::submit(Task *task) {
     task->drop_ref();
     return NANORT_SUCCESS;
   }
-  if (!device && !ready.empty() &&
+  if (!device && !ready.empty() && !ready_->outranked(task) &&
       ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
     // Plenty of work is queued already: run this ready task (the only one 'ready' can hold)
     // here and now (work first), which costs no queueing and bounds the queue.
@@ -616,10 +616,17 @@ void Runtime::not_run(Task *task) {
 // ---------------------------------------------------------------------------------------------
 // Execution
 
-void Runtime::run_from(Task *task, int lane) {
+template <class Done>
+void Runtime::run_from(Task *task, int lane, Done done) {
   while (task) {
     Task *next = nullptr;
     execute(task, lane, &next);
+    // A waiter whose wait is over returns now (not after a whole chain of successors), and a
+    // task that arrived with a higher priority runs before the one held here.
+    if (next && (done() || ready_->outranked(next))) {
+      if (ready_->push(next, lane)) ready_->wake();
+      return;
+    }
     task = next;
   }
 }
@@ -763,7 +770,7 @@ void Runtime::help_until(int lane, Done done, IdleWaiters &sleep_in) {
         spinning = false;
         ready_->stop_spinning(true, false);
       }
-      run_from(task, lane);
+      run_from(task, lane, done);
       quiet_looks = 0;
       backoff = 1;
       continue;

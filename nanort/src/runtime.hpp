@@ -180,7 +180,10 @@ class Runtime {
   std::uint32_t early_across_kinds() const;
 
   // Runs 'task', then each task it hands on to run next (a successor it released).
-  void run_from(Task *task, int lane);
+  // Runs 'task', then the successors handed to this thread one after another, until 'done'
+  // holds or a waiting task outranks the next one: that one goes back to the queues.
+  template <class Done>
+  void run_from(Task *task, int lane, Done done);
   void run_body(Task *task, int lane);
   void execute(Task *task, int lane, Task **next);
   void run_included(Task *task);

@@ -93,4 +93,32 @@ TEST(Priority, NestedTaskwaitWithOneWorker) {
   EXPECT_EQ(total, 10);
 }
 
+// A thread whose wait is over returns, instead of running first the chain of successors that
+// the task it ran released to it: 'a' writes x and y, a chain of tasks follows it on y, and the
+// taskwait on x is over once 'a' is done. (With one worker, nothing else runs the chain.)
+TEST(Priority, AWaiterReturnsWhenItsWaitIsOverNotAfterTheChainItReleased) {
+  long x = 0, y = 0;
+  int chain_ran = 0;
+  nanort::task("a").inout(&x).inout(&y).spawn([&] { x = 1, y = 1; });
+  for (int i = 0; i < 50; ++i) nanort::task("chain").inout(&y).spawn([&] { ++y, ++chain_ran; });
+  nanort::taskwait_on(&x);
+  EXPECT_EQ(x, 1);
+  EXPECT_EQ(chain_ran, 0) << "the taskwait on x ran the chain behind 'a' before returning";
+  nanort::taskwait();
+  EXPECT_EQ(chain_ran, 50);
+  EXPECT_EQ(y, 51);
+}
+
+// A task of negative priority is not run at once by its creator when many tasks are queued
+// (work first): every task of priority 0 still runs before it.
+TEST(Priority, WorkFirstDoesNotRunANegativePriorityTaskAheadOfTheQueue) {
+  order.clear();
+  for (int i = 0; i < 2000; ++i) spawn("p0", 0);
+  spawn("p-1", -1);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(order.size(), 2001u);
+  EXPECT_EQ(order.back(), "p-1");
+  EXPECT_EQ(order.front(), "p0");
+}
+
 }  // namespace

@@ -131,10 +131,18 @@ void ReadyPath::overflow(LocalQueue &queue, Task *task) {
 bool ReadyPath::push_priority(Task *task) {
   std::lock_guard<SpinLock> guard(priority_lock_);
   by_priority_[task->priority].push_back(task);
-  prioritised_.fetch_add(1, std::memory_order_release);
+  // The highest priority first, then the count that readers test before it: a reader that sees
+  // the count sees the priority too.
   if (task->priority > top_priority_.load(std::memory_order_relaxed))
     top_priority_.store(task->priority, std::memory_order_release);
+  prioritised_.fetch_add(1, std::memory_order_release);
   return true;
+}
+
+bool ReadyPath::outranked(const Task *task) const {
+  if (task->priority < 0) return true;  // (tasks of priority 0 may wait anywhere)
+  return prioritised_.load(std::memory_order_acquire) > 0 &&
+         top_priority_.load(std::memory_order_acquire) > task->priority;
 }
 
 Task *ReadyPath::take_priority(int at_least) {

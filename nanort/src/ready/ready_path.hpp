@@ -64,6 +64,9 @@ class ReadyPath {
   bool push(Task *task, int lane, Task **next = nullptr);
   // After pushes: wakes a sleeper if no thread is polling for work.
   void wake();
+  // Whether a task waiting in the queues has a higher priority than 'task' (or 'task' has a
+  // negative one, which every task of priority 0 outranks): then it must not run before them.
+  bool outranked(const Task *task) const;
   // A task for the calling thread, or nullptr (see above for the order).
   Task *take(int lane);
 
