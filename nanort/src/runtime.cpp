@@ -501,14 +501,14 @@ nanort_status Runtime::submit(Task *task) {
   for (const Access &access : task->accesses)
     task->has_commutative = task->has_commutative || access.mode == NANORT_COMMUTATIVE;
   if (!device && task->accesses.empty() && !task->undeferred && !ready_->outranked(task) &&
-      ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
+      ready_->queued_near_more_than(CpuWorkerPool::current_lane(), ready_limit_)) {
     // Plenty of work is queued already and this task waits for nothing: run it here and now
     // (work first). The parent does not count it as a child unless it leaves children behind.
     task->counted_in_parent = false;
     execute(task, CpuWorkerPool::current_lane(), nullptr);
     return NANORT_SUCCESS;
   }
-  parent->alive.fetch_add(1, std::memory_order_relaxed);
+  const bool over_bound = count_child(parent);
   // Once registered, the task may run and be freed by another thread at any moment, unless
   // it is in 'ready' (then nobody else has it yet) or we hold a reference.
   const bool undeferred = task->undeferred;
@@ -535,14 +535,14 @@ nanort_status Runtime::submit(Task *task) {
     return NANORT_SUCCESS;
   }
   if (!device && !ready.empty() && !ready_->outranked(task) &&
-      ready_->queued_near(CpuWorkerPool::current_lane()) > ready_limit_) {
+      ready_->queued_near_more_than(CpuWorkerPool::current_lane(), ready_limit_)) {
     // Plenty of work is queued already: run this ready task (the only one 'ready' can hold)
     // here and now (work first), which costs no queueing and bounds the queue.
     execute(task, CpuWorkerPool::current_lane(), nullptr);
   } else {
     push_ready(ready);
   }
-  if (parent->children() > static_cast<std::int64_t>(config_.tasks_in_flight)) {
+  if (over_bound) {
     // The creator runs far ahead of execution (tasks waiting for dependences): it helps, or
     // sleeps, until half of its children are done, which bounds memory.
     wait_for_children(parent, static_cast<std::int64_t>(config_.tasks_in_flight / 2));
@@ -653,6 +653,7 @@ void Runtime::run_body(Task *task, int lane) {
     }
     failed = task->failed;  // (also set by nanort_task_fail in the body)
   }
+  give_back_credits(task);
   tls_current = previous;
   if (measuring) {
     if (!failed)
@@ -726,7 +727,27 @@ void Runtime::complete(Task *task, Task **next) {
   }
 }
 
+bool Runtime::count_child(Task *parent) {
+  if (parent->child_credits > 0) {
+    --parent->child_credits;
+    return false;
+  }
+  // A batch small against the bound, so that the bound still holds to within a few percent.
+  const std::int64_t batch =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(config_.tasks_in_flight / 16), 1, 64);
+  const std::int64_t before = parent->alive.fetch_add(batch, std::memory_order_relaxed);
+  parent->child_credits = batch - 1;
+  return before % Task::kWaiter - 1 >= static_cast<std::int64_t>(config_.tasks_in_flight);
+}
+
+void Runtime::give_back_credits(Task *task) {
+  if (task->child_credits == 0) return;
+  task->alive.fetch_sub(task->child_credits, std::memory_order_relaxed);
+  task->child_credits = 0;
+}
+
 void Runtime::wait_for_children(Task *task, std::int64_t at_most) {
+  give_back_credits(task);  // (exact counts for the children that wake us)
   if (task->children() <= at_most) return;
   task->alive.fetch_add(Task::kWaiter);  // completing children now know to wake us
   wait_until([task, at_most] { return task->children() <= at_most; });

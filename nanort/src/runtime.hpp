@@ -199,6 +199,10 @@ class Runtime {
   void wait_until(Done done);
   // Runs tasks or sleeps until 'task' has at most 'at_most' unfinished children.
   void wait_for_children(Task *task, std::int64_t at_most);
+  // Counts one more child of 'parent' in its 'alive' (from the thread running its body);
+  // true when its children in flight passed the bound (NANORT_TASKS_IN_FLIGHT).
+  bool count_child(Task *parent);
+  static void give_back_credits(Task *task);
   void worker_loop(int lane);
   nanort_status collect_errors(Task *task);
 

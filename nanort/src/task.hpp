@@ -105,6 +105,12 @@ struct Task {
 
   std::atomic<int> refs{1};
 
+  // Counts taken in 'alive' ahead for children not created yet (Runtime::count_child): the
+  // creator adds to that contended line once per batch of children, not once per child. Only
+  // the thread running the body (or a root's thread) touches it; the rest goes back when the
+  // body ends and before it waits, so that waiters and completing children see exact counts.
+  std::int64_t child_credits = 0;
+
   // Dependences, guarded by the parent's domain lock.
   int pending = 1;  // unfinished predecessors, plus one until registration ends
   bool released = false;  // dependences released: successors no longer wait for it
@@ -188,8 +194,9 @@ struct Task {
 
   // Children not yet complete, seen from the task's own body (or from a root's thread).
   std::int64_t children() const {
-    return alive.load(std::memory_order_acquire) % kWaiter - 1;
+    return alive.load(std::memory_order_acquire) % kWaiter - 1 - child_credits;
   }
+
 
   static void *operator new(std::size_t bytes);
   static void operator delete(void *memory) noexcept;

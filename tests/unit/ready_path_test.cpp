@@ -163,16 +163,19 @@ TEST(ReadyPath, AnIdleThreadStealsHalfIntoItsOwnQueue) {
   std::vector<Task *> made;
   for (int i = 0; i < 100; ++i) made.push_back(tasks.make());
   for (Task *task : made) p.path.push(task, -1);  // this thread's queue
-  EXPECT_EQ(p.path.queued_near(-1), 100u);
+  EXPECT_TRUE(p.path.queued_near_more_than(-1, 99));
+  EXPECT_FALSE(p.path.queued_near_more_than(-1, 100));
   std::vector<Task *> seen;
-  std::size_t left_in_thief = 0;
+  bool thief_has_49 = false;
   std::thread thief([&] {
     seen.push_back(p.path.take(-1));  // steals 50: runs the oldest, keeps 49
-    left_in_thief = p.path.queued_near(-1);
+    thief_has_49 = p.path.queued_near_more_than(-1, 48) && !p.path.queued_near_more_than(-1, 49);
     while (Task *task = p.path.take(-1)) seen.push_back(task);
   });
   thief.join();
-  EXPECT_EQ(left_in_thief, 49u);
+  EXPECT_TRUE(thief_has_49);
+  // The creator last saw 100 waiting; it reads the head again and sees none.
+  EXPECT_FALSE(p.path.queued_near_more_than(-1, 0));
   ASSERT_EQ(seen.size(), 100u) << "the thief steals again once its own queue is empty";
   EXPECT_EQ(seen.front(), made.front());
   EXPECT_EQ(std::set<Task *>(seen.begin(), seen.end()).size(), 100u);

@@ -30,7 +30,12 @@ class LocalQueue {
   // Owner only. False when the ring is full (the caller moves work elsewhere).
   bool push(Task *task) {
     const std::uint32_t tail = tail_.load(std::memory_order_relaxed);
-    if (tail - head_.load(std::memory_order_acquire) >= kCapacity) return false;
+    // The head as last seen: takers only move it forward, so the ring is at most that full;
+    // the shared head (a line every taker writes) is read only when that says full.
+    if (tail - seen_head_ >= kCapacity) {
+      seen_head_ = head_.load(std::memory_order_acquire);
+      if (tail - seen_head_ >= kCapacity) return false;
+    }
     slots_[tail & kMask].store(task, std::memory_order_relaxed);
     tail_.store(tail + 1, std::memory_order_release);
     return true;
@@ -76,6 +81,15 @@ class LocalQueue {
     }
   }
 
+  // Owner only: whether more than 'limit' tasks wait, reading the shared head only when the
+  // head as last seen says so (takers only shrink the queue).
+  bool more_than(std::uint32_t limit) {
+    const std::uint32_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail - seen_head_ <= limit) return false;
+    seen_head_ = head_.load(std::memory_order_acquire);
+    return tail - seen_head_ > limit;
+  }
+
   // Tasks waiting, as of some recent moment (any thread; reads only).
   std::uint32_t size() const {
     const std::uint32_t head = head_.load(std::memory_order_acquire);
@@ -92,6 +106,7 @@ class LocalQueue {
  private:
   alignas(64) std::atomic<std::uint32_t> head_{0};  // written by every taker
   alignas(64) std::atomic<std::uint32_t> tail_{0};  // written by the owner only
+  std::uint32_t seen_head_ = 0;  // owner only: the head as it last read it (never ahead)
   std::unique_ptr<std::atomic<Task *>[]> slots_;
 };
 

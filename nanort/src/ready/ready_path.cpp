@@ -246,9 +246,12 @@ bool ReadyPath::any_work() const {
   return false;
 }
 
-std::size_t ReadyPath::queued_near(int lane) {
+bool ReadyPath::queued_near_more_than(int lane, std::size_t limit) {
+  const std::size_t overflowing = overflow_size_.load(std::memory_order_relaxed);
+  if (overflowing > limit) return true;
   LocalQueue *own = queue_for(lane);
-  return (own ? own->size() : 0) + overflow_size_.load(std::memory_order_relaxed);
+  return own && own->more_than(static_cast<std::uint32_t>(
+                    std::min<std::size_t>(limit - overflowing, LocalQueue::kCapacity)));
 }
 
 std::size_t ReadyPath::approximate_size() const {

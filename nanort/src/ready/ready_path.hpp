@@ -72,8 +72,9 @@ class ReadyPath {
 
   // Whether any task waits (reads only; scans every queue).
   bool any_work() const;
-  // Tasks waiting in the calling thread's queue and the overflow queue (work first).
-  std::size_t queued_near(int lane);
+  // Whether more than 'limit' tasks wait in the calling thread's queue and the overflow queue
+  // (work first). Cheap when they do not: no line that other threads write is read then.
+  bool queued_near_more_than(int lane, std::size_t limit);
   // Tasks waiting everywhere, as of some recent moment (the CPU's load, for placement).
   std::size_t approximate_size() const;
 
