@@ -39,7 +39,7 @@ template <class Members>
 void prune(Members &members) {
   bool poison_kept = false;
   members.erase_if([&poison_kept](Task *member) {
-    if (!member->released) return false;
+    if (!member->released.load(std::memory_order_acquire)) return false;
     if (poisons(member) && !poison_kept) {
       poison_kept = true;
       return false;
@@ -84,6 +84,7 @@ void DependencyDomain::retire_edge_count() {
 }
 
 DependencyDomain::~DependencyDomain() {
+  forget_deferred();
   finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
@@ -91,7 +92,10 @@ DependencyDomain::~DependencyDomain() {
 }
 
 void DependencyDomain::register_task(Task *task, ReadyList &ready) {
+  task->plain_successor =
+      !task->has_commutative && (!task->impl || task->impl->device == NANORT_DEVICE_SMP);
   std::lock_guard<SpinLock> guard(lock_);
+  forget_deferred();
   for (const Access &access : task->accesses) {
     if (access.mode == kReductionAccess) {
       add_reduction_access(task, access);
@@ -103,7 +107,7 @@ void DependencyDomain::register_task(Task *task, ReadyList &ready) {
       });
     add_access(task, access);
   }
-  if (--task->pending == 0)
+  if (task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
     make_ready(task, ready);
   else
     try_early(task, ready);
@@ -287,7 +291,7 @@ void DependencyDomain::close(ReductionInfo *reduction) {
                        fragment.reduction = id;
                      }
                      for (Task *member : reduction->members) {
-                       if (member->released && !poisons(member)) continue;
+                       if (member->released.load(std::memory_order_acquire) && !poisons(member)) continue;
                        if (std::find(current.members.begin(), current.members.end(), member) !=
                            current.members.end())
                          continue;
@@ -319,18 +323,25 @@ std::size_t DependencyDomain::open_reduction_count() {
 
 void DependencyDomain::link(Task *predecessor, Task *successor) {
   if (predecessor == successor) return;
-  if (predecessor->released) {
-    // Done already; a failed one stays in the domain until the taskwait, so that every task
-    // ordered after it is not run, whenever it was submitted.
-    if (poisons(predecessor)) mark_not_run(successor, predecessor);
-    return;
+  {
+    // (Against a release without the domain lock: the edge is made before it, or not at all.)
+    std::lock_guard<SpinLock> guard(predecessor->successors_lock);
+    if (!predecessor->released.load(std::memory_order_relaxed)) {
+      // All edges into one successor are added in one go: a duplicate is always the last one.
+      if (!predecessor->successors.empty() && predecessor->successors.back() == successor)
+        return;
+      predecessor->successors.push_back(successor);
+      // (Registration holds one count until its end: this cannot make it ready meanwhile.)
+      successor->pending.fetch_add(1, std::memory_order_relaxed);
+      ++edges_;
+      if (predecessor->launched_on >= 0) count_launched(successor, predecessor);
+      return;
+    }
   }
-  // All edges into one successor are added in one go, so a duplicate is always the last one.
-  if (!predecessor->successors.empty() && predecessor->successors.back() == successor) return;
-  predecessor->successors.push_back(successor);
-  ++successor->pending;
-  ++edges_;
-  if (predecessor->launched_on >= 0) count_launched(successor, predecessor);
+  // Done already; a failed one stays in the domain until the taskwait, so that every task
+  // ordered after it is not run, whenever it was submitted. (A failed task is released under
+  // the domain lock, which is held here: its flags are settled.)
+  if (poisons(predecessor)) mark_not_run(successor, predecessor);
 }
 
 namespace {
@@ -372,7 +383,8 @@ void DependencyDomain::count_launched(Task *successor, const Task *predecessor) 
 void DependencyDomain::try_early(Task *task, ReadyList &ready) {
   // (One not to run is ended once its last predecessor is released: make_ready.)
   if (task->early_released || task->not_run_after || task->early_device == kEarlyNone ||
-      task->early_device == kEarlyNever || task->pending != task->pending_launched)
+      task->early_device == kEarlyNever ||
+      task->pending.load(std::memory_order_relaxed) != task->pending_launched)
     return;
   task->early_released = true;
   // Launched behind kernels of other devices, it may end before their managers see them end
@@ -423,13 +435,38 @@ void DependencyDomain::give_back_commutative(Task *task) {
 }
 
 bool DependencyDomain::has_successors(const Task *task) {
-  std::lock_guard<SpinLock> guard(lock_);
+  std::lock_guard<SpinLock> guard(task->successors_lock);
   return !task->successors.empty();
 }
 
 void DependencyDomain::release(Task *task, ReadyList &ready) {
+  SmallVector<Task *, 2> successors;
+  if (!task->reductions && !task->has_commutative && task->launched_on < 0 && !poisons(task)) {
+    // The common case, without the domain lock unless a successor needs it.
+    {
+      std::lock_guard<SpinLock> guard(task->successors_lock);
+      task->released.store(true, std::memory_order_release);
+      successors.swap(task->successors);
+    }
+    bool plain = true;
+    for (Task *successor : successors) plain = plain && successor->plain_successor;
+    if (plain) {
+      for (Task *successor : successors)
+        if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+          ready.push_back(successor);
+      forget_later(task);
+      return;
+    }
+    std::lock_guard<SpinLock> guard(lock_);
+    release_locked(task, successors, ready);
+    return;
+  }
   std::lock_guard<SpinLock> guard(lock_);
-  task->released = true;
+  {
+    std::lock_guard<SpinLock> task_guard(task->successors_lock);
+    task->released.store(true, std::memory_order_release);
+    successors.swap(task->successors);
+  }
   if (task->reductions) {
     // The last member of a closed reduction combines it before its successors (the access
     // that closed it among them) may run.
@@ -442,17 +479,23 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
       if (--info->active == 0 && info->closed) finish(info);
     }
   }
+  release_locked(task, successors, ready);
+}
+
+void DependencyDomain::release_locked(Task *task, SmallVector<Task *, 2> &successors,
+                                      ReadyList &ready) {
+  forget_deferred();
   // A failed task's successors, and theirs in turn, are not run: they would compute on data
   // the failure left undefined (docs/devices.md, "Errors"). (One launched behind its kernel
   // already waits for it on the device and fails with it there.)
   const bool failed = poisons(task);
-  for (Task *successor : task->successors) {
+  for (Task *successor : successors) {
     if (failed) mark_not_run(successor, task);
     // (Every launched predecessor was counted, unless the successor can never go early.)
     if (task->launched_on >= 0 && (successor->early_device == task->launched_on ||
                                    successor->early_device == kEarlyAnyDevice))
       --successor->pending_launched;
-    if (--successor->pending == 0) {
+    if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (!successor->early_released)
         make_ready(successor, ready);
       else if (successor->early_device == kEarlyAnyDevice)
@@ -461,7 +504,6 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
       try_early(successor, ready);
     }
   }
-  task->successors.clear();
   task->launch_done.reset();  // done; the successors that wait for it hold their own
   task->early_after.clear();   // launched or failed by now
   if (task->has_commutative) {
@@ -475,13 +517,18 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
     }
     waiting_for_commutative_.erase(still_waiting, waiting_for_commutative_.end());
   }
+  forget_done_fragments(task);
+}
+
+void DependencyDomain::forget_done_fragments(const Task *task) {
   // Forget fragments whose accessors are all done: a later access there waits for nothing.
   // This keeps the map as small as the live tasks and frees finished tasks early.
   const auto all_done = [](Fragment &fragment) {
     const auto &members = fragment.current.members;
-    if (!members.empty() && !members.back()->released) return false;  // the usual case
+    if (!members.empty() && !members.back()->released.load(std::memory_order_acquire))
+      return false;  // the usual case
     for (Task *member : members)
-      if (!member->released || poisons(member)) return false;
+      if (!member->released.load(std::memory_order_acquire) || poisons(member)) return false;
     return true;
   };
   for (const Access &access : task->accesses) {
@@ -495,8 +542,29 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
   }
 }
 
+void DependencyDomain::forget_later(Task *task) {
+  task->add_ref();  // (until its fragments are looked at)
+  Task *head = forget_list_.load(std::memory_order_relaxed);
+  do {
+    task->prune_next = head;
+  } while (!forget_list_.compare_exchange_weak(head, task, std::memory_order_release,
+                                               std::memory_order_relaxed));
+}
+
+void DependencyDomain::forget_deferred() {
+  if (!forget_list_.load(std::memory_order_relaxed)) return;
+  Task *task = forget_list_.exchange(nullptr, std::memory_order_acquire);
+  while (task) {
+    Task *const next = task->prune_next;
+    forget_done_fragments(task);
+    task->drop_ref();
+    task = next;
+  }
+}
+
 void DependencyDomain::clear() {
   std::lock_guard<SpinLock> guard(lock_);
+  forget_deferred();
   finish_open_reductions();
   retire_edge_count();
   fragments_.clear();
@@ -505,6 +573,7 @@ void DependencyDomain::clear() {
 
 std::size_t DependencyDomain::fragment_count() {
   std::lock_guard<SpinLock> guard(lock_);
+  forget_deferred();
   return fragments_.size() + blocks_.size();
 }
 

@@ -33,8 +33,16 @@
 // taskwait, and the end of the parent, combine the reductions still open (clear(), the
 // destructor).
 //
-// One lock per domain guards it all; every sibling of the domain registers and releases
-// under it, so the counters it guards need no atomics.
+// One lock per domain guards it all, with one exception, the common release: a task that
+// took part in no reduction, held nothing commutative, launched no kernel and did not fail,
+// and whose successors are all plain CPU tasks, releases them without the domain lock (the
+// creator registering siblings holds it, and releases by many workers at once would queue
+// on it): under its own successors_lock it marks itself released and takes its successors
+// (a registration links to a predecessor under that lock too, so an edge is either taken or
+// never made), then counts each successor down atomically. Its fragments are forgotten
+// later, under the domain lock, by the next registration or release that takes it (a
+// lock-free list of such tasks).
+
 #pragma once
 
 #include <nanort/dc/interval_map.hpp>
@@ -129,6 +137,12 @@ class DependencyDomain {
   bool try_take_commutative(Task *task);
   void give_back_commutative(Task *task);
   void retire_edge_count();
+  // The release under the domain lock, and what it shares with the one without.
+  void release_locked(Task *task, SmallVector<Task *, 2> &successors, ReadyList &ready);
+  // Drops the fragments of 'task' whose accessors are all done (under the lock).
+  void forget_done_fragments(const Task *task);
+  void forget_later(Task *task);  // (no lock: for the next holder of the lock)
+  void forget_deferred();         // (under the lock)
 
   SpinLock lock_;
   dc::IntervalMap<Fragment> fragments_;
@@ -138,6 +152,9 @@ class DependencyDomain {
   std::uint64_t next_reduction_id_ = 1;
   std::vector<Task *> waiting_for_commutative_;
   std::uint64_t edges_ = 0;
+  // Tasks released without the lock whose fragments are still to be forgotten (linked by
+  // Task::prune_next, each holding a reference).
+  std::atomic<Task *> forget_list_{nullptr};
 };
 
 }  // namespace nanort::rt

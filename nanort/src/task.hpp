@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "small_vector.hpp"
+#include "spin_lock.hpp"
 
 namespace nanort::rt {
 
@@ -111,10 +112,20 @@ struct Task {
   // body ends and before it waits, so that waiters and completing children see exact counts.
   std::int64_t child_credits = 0;
 
-  // Dependences, guarded by the parent's domain lock.
-  int pending = 1;  // unfinished predecessors, plus one until registration ends
-  bool released = false;  // dependences released: successors no longer wait for it
+  // Dependences (DependencyDomain), guarded by the parent's domain lock except where said.
+  // Unfinished predecessors, plus one until registration ends; a release without the domain
+  // lock decrements it too.
+  std::atomic<int> pending{1};
+  // Dependences released: successors no longer wait for it. Set, and 'successors' taken and
+  // added to, under 'successors_lock' (as well as the domain lock, except by a release
+  // without it).
+  std::atomic<bool> released{false};
+  mutable SpinLock successors_lock;
   bool has_commutative = false;
+  // A successor whose release needs nothing but its count (a CPU task, not commutative):
+  // predecessors whose successors are all such release them without the domain lock.
+  bool plain_successor = false;
+  Task *prune_next = nullptr;  // in its domain's list of fragments to forget (DependencyDomain)
   // Early start behind kernels in flight on devices that run their kernels in launch order
   // (DependencyDomain::launched), guarded by the same lock: where the task's kernel was
   // launched; for a successor, the device its launched predecessors share (kEarlyNone none

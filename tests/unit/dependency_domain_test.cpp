@@ -120,7 +120,7 @@ class Domain : public ::testing::Test {
       if (task->early_released)  // every predecessor left was launched on its device
         EXPECT_EQ(task->pending, task->pending_launched);
       else
-        EXPECT_EQ(task->pending, 0);
+        EXPECT_EQ(task->pending.load(), 0);
     }
     return result;
   }
@@ -650,7 +650,7 @@ TEST_F(Domain, SuccessorFollowsItsLaunchedPredecessorOnTheDevice) {
   EXPECT_TRUE(ready_.empty());
   EXPECT_EQ(launched(p, 3), Tasks{t});
   EXPECT_TRUE(release(p).empty()) << "handed out twice";
-  EXPECT_EQ(t->pending, 0);
+  EXPECT_EQ(t->pending.load(), 0);
   Task *u = add_on(&kCuda, {in(0, 100)});  // registered after t's launch is not known
   EXPECT_TRUE(ready_.empty());
   EXPECT_EQ(launched(t, 3), Tasks{u});
@@ -731,7 +731,7 @@ TEST_F(Domain, EarlyStartAcrossDevicesThatWaitForEachOther) {
   domain_.release(b, ready);
   EXPECT_EQ(t->refs.load(), refs);
   EXPECT_TRUE(ready.empty()) << "handed out twice";
-  EXPECT_EQ(t->pending, 0);
+  EXPECT_EQ(t->pending.load(), 0);
   EXPECT_EQ(t->pending_launched, 0);
   EXPECT_EQ(a->launch_done, nullptr) << "kept past its release";
 
