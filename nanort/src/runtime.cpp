@@ -371,7 +371,7 @@ Task *Runtime::current_task() {
 }
 
 Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
-  auto *task = new Task();
+  auto *task = new Task;  // (not Task(): that would zero all of it, cold lines too)
   // (For in_reduction: the taskgroups around its creator are around it too.)
   if (Task *creator = tls_current ? tls_current : tls_root)
     task->taskgroup = task->inherited_taskgroup = creator->taskgroup;

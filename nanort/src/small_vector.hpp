@@ -27,11 +27,11 @@ class SmallVector {
     return *this;
   }
   ~SmallVector() {
-    if (data_ != inline_) std::free(data_);
+    if (data_ != inline_storage()) std::free(data_);
   }
 
   void swap(SmallVector &other) {
-    if (data_ != inline_ && other.data_ != other.inline_) {  // both on the heap: swap pointers
+    if (data_ != inline_storage() && other.data_ != other.inline_storage()) {  // both on the heap: swap pointers
       std::swap(data_, other.data_);
       std::swap(size_, other.size_);
       std::swap(capacity_, other.capacity_);
@@ -73,16 +73,21 @@ class SmallVector {
     T *data = static_cast<T *>(std::malloc(capacity * sizeof(T)));
     if (!data) throw std::bad_alloc();
     std::memcpy(static_cast<void *>(data), data_, size_ * sizeof(T));
-    if (data_ != inline_) std::free(data_);
+    if (data_ != inline_storage()) std::free(data_);
     data_ = data;
     capacity_ = capacity;
   }
 
+  T *inline_storage() { return reinterpret_cast<T *>(storage_); }
+  const T *inline_storage() const { return reinterpret_cast<const T *>(storage_); }
+
   // The bookkeeping first: an empty vector touches one cache line, not its inline storage.
-  T *data_ = inline_;
+  T *data_ = inline_storage();
   std::size_t size_ = 0;
   std::size_t capacity_ = N;
-  T inline_[N];
+  // Raw storage: making a vector writes none of it (T is trivially copyable; elements come
+  // into being as they are copied in).
+  alignas(T) unsigned char storage_[N * sizeof(T)];
 };
 
 }  // namespace nanort::rt

@@ -126,13 +126,57 @@ struct Task {
   // predecessors whose successors are all such release them without the domain lock.
   bool plain_successor = false;
   Task *prune_next = nullptr;  // in its domain's list of fragments to forget (DependencyDomain)
+
+  // Flags.
+  bool undeferred = false;         // if(0): run by the creating thread
+  bool is_final = false;
+  bool counted_in_parent = true;   // false: run at once by its creator, not a pending child
+  bool args_constructed = false;   // site->args_destroy still owed
+  std::atomic<bool> ready_for_creator{false};
+  // Read on every task's way to a queue (the rest of the device and placement fields are
+  // further down, with the cold ones).
+  bool early_released = false;  // went to 'early_device' before its predecessors ended
+  int own_device = -1;          // the one device (manager number) it may run on, if chosen
+  int wanted_kind = -1;         // nanort_task_set_device: a nanort_device_kind, and index
+  int wanted_index = -1;
+  // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
+  // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
+  std::unique_ptr<std::string> not_run_after;
+
+  unsigned char *args = nullptr;
+  std::size_t args_size = 0;
+  std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
+  std::atomic<ErrorList *> errors{nullptr};        // created with the first failure
+
+  // Set once complete, for a creator waiting for this task alone (an undeferred device task).
+  std::atomic<bool> finished{false};
+  // Its body or kernel failed (set before its dependences are released).
+  bool failed = false;
+
+  // Reductions it takes part in (nanort_task_reduction, nanort_task_in_reduction).
+  std::unique_ptr<TaskReductions> reductions;
+  // The innermost OpenMP taskgroup its body is in: one it opened, else its creator's when it
+  // was created (so that in_reduction finds the taskgroup's reductions from any depth).
+  TaskgroupScope *taskgroup = nullptr;
+  // The creator's, as it was at creation: the scopes above it in 'taskgroup' are the task's own.
+  // (Told apart by address, never by reading the creator's scope: that one may be gone by the
+  // time the task is destroyed, its taskgroup ended once the task completed.)
+  TaskgroupScope *inherited_taskgroup = nullptr;
+
+  // Argument block: inline when small, 16-byte aligned either way.
+  alignas(16) unsigned char inline_args[kInlineArgs];
+
+  SmallVector<Task *, 2> successors;  // guarded by successors_lock (see 'released')
+  SmallVector<Access, 4> accesses;
+
+  // What only device tasks, placement, failures and copies need (written when the task is
+  // made, but on lines of their own that a CPU task's life does not touch again).
   // Early start behind kernels in flight on devices that run their kernels in launch order
   // (DependencyDomain::launched), guarded by the same lock: where the task's kernel was
   // launched; for a successor, the device its launched predecessors share (kEarlyNone none
   // yet, kEarlyAnyDevice several that wait for each other's kernels, kEarlyNever one it
-  // cannot follow) and how many of its unfinished predecessors those are.
-  bool early_released = false;  // went to 'early_device' before its predecessors ended
-  int own_device = -1;          // the one device (manager number) it may run on, if chosen
+  // cannot follow) and how many of its unfinished predecessors those are (early_released,
+  // own_device above).
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
   bool from_shared_queue = false;  // a device's manager took it from its kind's queue
@@ -145,56 +189,20 @@ struct Task {
   // behind them waits for them on its device.
   std::vector<std::pair<int, dc::CompletionPtr>> early_after;
 
-  // Flags.
-  bool undeferred = false;         // if(0): run by the creating thread
-  bool is_final = false;
-  bool counted_in_parent = true;   // false: run at once by its creator, not a pending child
-  bool args_constructed = false;   // site->args_destroy still owed
-  std::atomic<bool> ready_for_creator{false};
   int ndrange_dims = 0;            // device launch: valid dimensions of the arrays below
-  int wanted_kind = -1;            // nanort_task_set_device: a nanort_device_kind, and index
-  int wanted_index = -1;
-
-  unsigned char *args = nullptr;
-  std::size_t args_size = 0;
-  std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
-  std::atomic<ErrorList *> errors{nullptr};        // created with the first failure
-  std::size_t shmem_bytes = 0;                     // device launch: dynamic shared memory
-
-  // Argument block: inline when small, 16-byte aligned either way.
-  alignas(16) unsigned char inline_args[kInlineArgs];
-
-  SmallVector<Task *, 2> successors;  // guarded by the parent's domain lock
-  SmallVector<Access, 4> accesses;
-
-  // Device launch: the index space.
-  std::size_t ndrange_global[3];
-  std::size_t ndrange_local[3];
+  std::size_t shmem_bytes = 0;     // device launch: dynamic shared memory
 
   // Device data: copy clauses (copy_in/out/inout), and whether the dependences are copied
   // too (copy_deps, the default).
   SmallVector<Access, 1> copies;
   bool copy_deps = true;
-  // Set once complete, for a creator waiting for this task alone (an undeferred device task).
-  std::atomic<bool> finished{false};
-  // Its body or kernel failed (set before its dependences are released).
-  bool failed = false;
-  // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
-  // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
-  std::unique_ptr<std::string> not_run_after;
   // Launched early behind a kernel that then failed (read and written under the domain lock):
   // the tasks after it are not run.
   bool ran_behind_failure = false;
 
-  // Reductions it takes part in (nanort_task_reduction, nanort_task_in_reduction).
-  std::unique_ptr<TaskReductions> reductions;
-  // The innermost OpenMP taskgroup its body is in: one it opened, else its creator's when it
-  // was created (so that in_reduction finds the taskgroup's reductions from any depth).
-  TaskgroupScope *taskgroup = nullptr;
-  // The creator's, as it was at creation: the scopes above it in 'taskgroup' are the task's own.
-  // (Told apart by address, never by reading the creator's scope: that one may be gone by the
-  // time the task is destroyed, its taskgroup ended once the task completed.)
-  TaskgroupScope *inherited_taskgroup = nullptr;
+  // Device launch: the index space.
+  std::size_t ndrange_global[3];
+  std::size_t ndrange_local[3];
 
   // The body while it runs, plus each child not yet complete, plus kWaiter for each thread
   // waiting for the children (so that completing children know whether to wake anyone). On
