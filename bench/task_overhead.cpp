@@ -554,11 +554,12 @@ bool read_csv(const std::string &path, const Params &params, Results &results,
 // --- A list of thread counts: a process per count, then the scaling ---------------------------
 
 std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "ended with exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status))
+    return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
-    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+    return std::string("it was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";
-  return "ended abnormally";
+  return "it ended abnormally";
 }
 
 // Runs this program for one count (--threads T --csv FILE --list-part and the caller's other
@@ -570,7 +571,7 @@ bool run_count(const char *program, const Options &options, int threads, Results
                      "/task_overhead-" + std::to_string(threads) + "-XXXXXX";
   const int fd = mkstemp(path.data());
   if (fd < 0) {
-    why = "cannot make a results file in " + path + ": " + std::strerror(errno);
+    why = "no results file could be made as " + path + ": " + std::strerror(errno);
     return false;
   }
   close(fd);
@@ -588,7 +589,7 @@ bool run_count(const char *program, const Options &options, int threads, Results
   const int error = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
   bool ok = false;
   if (error != 0) {
-    why = std::string("could not start: ") + std::strerror(error);
+    why = std::string("it could not start: ") + std::strerror(error);
   } else {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -799,8 +800,8 @@ int run_list(const char *program, const Options &options) {
     Results results = make_results(threads);
     std::string why;
     if (!run_count(program, options, threads, results, why)) {
-      std::fprintf(stderr, "task_overhead: the run at %d threads %s; no scaling is printed\n",
-                   threads, why.c_str());
+      std::fprintf(stderr, "task_overhead: the run at %d thread%s: %s; no scaling is printed\n",
+                   threads, threads == 1 ? "" : "s", why.c_str());
       if (csv) close_csv(csv, options.csv);
       return 1;
     }
