@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -239,9 +238,9 @@ constexpr int kPatterns = 4;
 constexpr int kNanort = 0, kGomp = 1, kStarpu = 3;  // columns
 
 struct Results {
-  int threads = 0;              // asked of every system
+  int threads = 0;  // asked of every system
   System systems[kSystems];
-  int workers[kSystems] = {};   // what each system started; 0: not started
+  int workers[kSystems] = {};  // what each system started; 0: not started
   Measurement cell[kSystems][kPatterns];
 
   // Fewer workers than threads asked: StarPU's build caps its CPU workers.
@@ -251,8 +250,7 @@ struct Results {
 Results make_results(int threads) {
   Results results;
   results.threads = threads;
-  const System systems[kSystems] = {nanort_system(), gomp_system(), tbb_system(),
-                                    starpu_system()};
+  const System systems[kSystems] = {nanort_system(), gomp_system(), tbb_system(), starpu_system()};
   std::copy(systems, systems + kSystems, results.systems);
   return results;
 }
@@ -311,8 +309,14 @@ Measurement measure(const System &system, Pattern pattern, const Options &option
     std::fflush(stdout);
   }
   std::sort(ns.begin(), ns.end());
-  return {true, ns.front(), ns[ns.size() / 2], run_params.tasks < n_full ? tasks : 0, tasks,
-          static_cast<int>(ns.size())};
+  Measurement m;
+  m.measured = true;
+  m.best_ns = ns.front();
+  m.median_ns = ns[ns.size() / 2];
+  m.reduced_tasks = run_params.tasks < n_full ? tasks : 0;
+  m.tasks = tasks;
+  m.runs = static_cast<int>(ns.size());
+  return m;
 }
 
 // A system's column: its name, and the workers it ran when fewer than the threads asked.
@@ -412,8 +416,7 @@ Results run_one_count(const Options &options) {
   const Params &params = options.params;
   Results results = make_results(params.threads);
   if (options.list_part)
-    std::printf("\n==== threads: %d in every system (a process of its own) ====\n",
-                params.threads);
+    std::printf("\n==== threads: %d in every system (a process of its own) ====\n", params.threads);
   else
     print_header_common(options, std::to_string(params.threads) + " in every system");
   std::fflush(stdout);
@@ -477,8 +480,9 @@ void write_csv_rows(std::FILE *file, const Results &results) {
   for (int s = 0; s < kSystems; ++s)
     for (int p = 0; p < kPatterns; ++p) {
       const Measurement &m = results.cell[s][p];
-      const char *status =
-          m.measured ? "measured" : results.systems[s].built ? "not run" : "not built";
+      const char *status = m.measured                 ? "measured"
+                           : results.systems[s].built ? "not run"
+                                                      : "not built";
       std::fprintf(file, "%d,%s,%d,%s,%s,", results.threads, results.systems[s].name,
                    results.workers[s], pattern_key(all_patterns[p]), status);
       if (m.measured)
@@ -490,8 +494,7 @@ void write_csv_rows(std::FILE *file, const Results &results) {
 
 std::FILE *open_csv(const std::string &path) {
   std::FILE *file = std::fopen(path.c_str(), "w");
-  if (!file)
-    bad_option("--csv: cannot write '" + path + "': " + std::strerror(errno));
+  if (!file) bad_option("--csv: cannot write '" + path + "': " + std::strerror(errno));
   std::fputs(kCsvHeader, file);
   return file;
 }
@@ -513,8 +516,7 @@ std::vector<std::string> split(const std::string &line, char separator) {
 }
 
 // Reads what a count of a list wrote; false (and why) when the file is not what it writes.
-bool read_csv(const std::string &path, const Params &params, Results &results,
-              std::string &why) {
+bool read_csv(const std::string &path, const Params &params, Results &results, std::string &why) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line) || line + "\n" != kCsvHeader) {
@@ -554,8 +556,7 @@ bool read_csv(const std::string &path, const Params &params, Results &results,
 // --- A list of thread counts: a process per count, then the scaling ---------------------------
 
 std::string describe_status(int status) {
-  if (WIFEXITED(status))
-    return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status)) return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
     return std::string("it was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";
@@ -567,8 +568,8 @@ std::string describe_status(int status) {
 bool run_count(const char *program, const Options &options, int threads, Results &results,
                std::string &why) {
   const char *tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
-                     "/task_overhead-" + std::to_string(threads) + "-XXXXXX";
+  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/task_overhead-" +
+                     std::to_string(threads) + "-XXXXXX";
   const int fd = mkstemp(path.data());
   if (fd < 0) {
     why = "no results file could be made as " + path + ": " + std::strerror(errno);
@@ -647,10 +648,11 @@ struct Line {
 void print_scaling(const std::vector<Results> &runs, const std::vector<int> &counts) {
   const int base = base_count(counts);
   const Results *base_run = at_count(runs, base);
-  std::printf("\nScaling with the thread count: best ns per task at each count (the tables above)"
-              "\nand, under it, the cost at N threads / the cost at %d (above 1: dearer with more"
-              "\nthreads); marks: * fewer tasks per run than N, < fewer workers than threads\n",
-              base);
+  std::printf(
+      "\nScaling with the thread count: best ns per task at each count (the tables above)"
+      "\nand, under it, the cost at N threads / the cost at %d (above 1: dearer with more"
+      "\nthreads); marks: * fewer tasks per run than N, < fewer workers than threads\n",
+      base);
   Line heading("threads");
   for (int count : counts) heading.number(count, "%.0f");
   heading.print();
@@ -702,8 +704,9 @@ void print_scaling(const std::vector<Results> &runs, const std::vector<int> &cou
     }
   }
   if (any_capped)
-    std::printf("<: the system ran fewer workers than the threads asked (its workers line says "
-                "how many; StarPU: the cap of its build)\n");
+    std::printf(
+        "<: the system ran fewer workers than the threads asked (its workers line says "
+        "how many; StarPU: the cap of its build)\n");
 }
 
 // Issue 20's targets for nanort, on the best-of-repeats numbers of every count up to 32.
@@ -762,16 +765,16 @@ void print_scaling_targets(const std::vector<Results> &runs, const std::vector<i
     const System &tbb = runs.front().systems[kTbb];
     verdict("fan-out/fan-in at most oneTBB's flow graph at each count:", any, met,
             "nanort/tbb: " + numbers,
-            !nanort_ran        ? "fan-out/fan-in not run"
-            : tbb.built        ? "tbb's fan-out/fan-in not run"
-                               : "tbb not built");
+            !nanort_ran ? "fan-out/fan-in not run"
+            : tbb.built ? "tbb's fan-out/fan-in not run"
+                        : "tbb not built");
   }
 
   // No pattern dearer at the top count than 1.5 times its cost at the base.
   {
     const int base = base_count(counts), top = top_count(counts);
-    std::snprintf(buffer, sizeof buffer, "no pattern at %d threads above 1.5 x its cost at %d:",
-                  top, base);
+    std::snprintf(buffer, sizeof buffer,
+                  "no pattern at %d threads above 1.5 x its cost at %d:", top, base);
     const std::string target = buffer;
     std::string numbers;
     bool any = false, met = true;
