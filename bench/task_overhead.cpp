@@ -695,7 +695,9 @@ void print_scaling(const std::vector<Results> &runs, const std::vector<int> &cou
         cost.number(m.best_ns, "%.1f",
                     std::string(m.reduced_tasks ? "*" : "") + (results.capped(s) ? "<" : ""));
         if (base_cell && base_cell->measured)
-          scaling.number(m.best_ns / base_cell->best_ns, "%.2fx");
+          // Three decimals where two would round a ratio to nothing.
+          scaling.number(m.best_ns / base_cell->best_ns,
+                         m.best_ns / base_cell->best_ns < 0.1 ? "%.3fx" : "%.2fx");
         else
           scaling.cell("-");
       }
