@@ -99,7 +99,9 @@ inline double seconds_since(Clock::time_point start) {
 struct System {
   const char *name;
   bool built;                                  // false: compiled out (library not found)
-  void (*start)(const Params &);               // thread pools, runtime initialisation
+  int (*start)(const Params &);                // thread pools, runtime initialisation; returns
+                                               // the workers really started (fewer than asked
+                                               // where the system caps them, as StarPU does)
   double (*run)(Pattern, const Params &);      // returns seconds
   void (*stop)();
   const char *(*describe)();                   // one line of setup details for the header

@@ -113,7 +113,7 @@ double run_distinct(const Params &params) {
 
 std::string description;
 
-void start(const Params &params) {
+int start(const Params &params) {
   // A fixed team size: dynamic adjustment would change the thread count under us.
   omp_set_dynamic(0);
   int team = 0;
@@ -124,6 +124,7 @@ void start(const Params &params) {
   description = "libgomp (OpenMP " + std::to_string(_OPENMP) + "): team of " +
                 std::to_string(team) + " threads, tasks created in `single`, wait policy " +
                 (std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "default");
+  return team;
 }
 
 double run(Pattern pattern, const Params &params) {

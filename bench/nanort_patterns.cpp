@@ -162,7 +162,7 @@ double run_distinct(const Params &params) {
 
 std::string description;
 
-void start(const Params &params) {
+int start(const Params &params) {
   // The runtime reads its worker count once, at its first call.
   setenv("NANORT_CPU_WORKERS", std::to_string(params.threads).c_str(), 1);
   ok(nanort_init(), "nanort_init");
@@ -171,6 +171,7 @@ void start(const Params &params) {
   description = std::string("nanort ") + nanort_version_string() + ": " +
                 std::to_string(workers) + " CPU workers (the submitting thread is one of them " +
                 "while it waits), C ABI, one static site per pattern";
+  return workers;
 }
 
 double run(Pattern pattern, const Params &params) {

@@ -113,7 +113,7 @@ double run_fan(const Params &params) {
 
 std::string description;
 
-void start(const Params &params) {
+int start(const Params &params) {
   // TBB caps its threads at the number of CPUs unless told otherwise.
   if (static_cast<std::size_t>(params.threads) >
       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))
@@ -125,6 +125,7 @@ void start(const Params &params) {
                 std::to_string(arena->max_concurrency()) +
                 " threads (the submitting thread included); task_group for independent and "
                 "distinct-inout, flow::graph of continue_nodes for chain and fan";
+  return arena->max_concurrency();
 }
 
 double run(Pattern pattern, const Params &params) {
