@@ -74,6 +74,7 @@ DependencyDomain::Fragment::~Fragment() {
 
 namespace {
 std::atomic<std::uint64_t> retired_edges{0};
+constexpr std::uint64_t kForgetEvery = 16;  // registrations between two looks at forget_list_
 }
 
 std::uint64_t DependencyDomain::total_edges() { return retired_edges.load(); }
@@ -95,7 +96,8 @@ void DependencyDomain::register_task(Task *task, ReadyList &ready) {
   task->plain_successor =
       !task->has_commutative && (!task->impl || task->impl->device == NANORT_DEVICE_SMP);
   std::lock_guard<SpinLock> guard(lock_);
-  forget_deferred();
+  // Now and then: every look takes the list's line from the workers that push to it.
+  if (++registrations_ % kForgetEvery == 0) forget_deferred();
   for (const Access &access : task->accesses) {
     if (access.mode == kReductionAccess) {
       add_reduction_access(task, access);

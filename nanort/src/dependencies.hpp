@@ -40,8 +40,8 @@
 // on it): under its own successors_lock it marks itself released and takes its successors
 // (a registration links to a predecessor under that lock too, so an edge is either taken or
 // never made), then counts each successor down atomically. Its fragments are forgotten
-// later, under the domain lock, by the next registration or release that takes it (a
-// lock-free list of such tasks).
+// later, under the domain lock, by a registration (one in 16) or a release that takes it
+// (a lock-free list of such tasks).
 
 #pragma once
 
@@ -152,9 +152,10 @@ class DependencyDomain {
   std::uint64_t next_reduction_id_ = 1;
   std::vector<Task *> waiting_for_commutative_;
   std::uint64_t edges_ = 0;
+  std::uint64_t registrations_ = 0;
   // Tasks released without the lock whose fragments are still to be forgotten (linked by
-  // Task::prune_next, each holding a reference).
-  std::atomic<Task *> forget_list_{nullptr};
+  // Task::prune_next, each holding a reference). On a line of its own: workers push to it.
+  alignas(64) std::atomic<Task *> forget_list_{nullptr};
 };
 
 }  // namespace nanort::rt
