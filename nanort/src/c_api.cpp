@@ -16,6 +16,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "runtime.hpp"
 
 using nanort::rt::Runtime;

@@ -16,15 +16,11 @@
 
 #include "cpu/cpu_worker_pool.hpp"
 #include "device/accelerator.hpp"
+#include "device/backend.hpp"
 #include "device/device_manager.hpp"
-#if NANORT_HAVE_CUDA
-#include "cuda/cuda_device.hpp"
-#endif
 #include "device/rank_share.hpp"
 #include "observe/energy.hpp"
 #include "observe/observer.hpp"
-#include "opencl/opencl_device.hpp"
-#include "opencl/opencl_program_cache.hpp"
 #include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
@@ -91,31 +87,6 @@ class TraceCopies final : public dc::CopyListener {
 };
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// CUDA images of linked objects
-
-namespace {
-std::mutex &linked_images_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::vector<const void *> &linked_images() {
-  static std::vector<const void *> images;
-  return images;
-}
-}  // namespace
-
-void register_linked_cuda_image(const void *image) {
-  std::lock_guard<std::mutex> guard(linked_images_mutex());
-  std::vector<const void *> &images = linked_images();
-  if (std::find(images.begin(), images.end(), image) == images.end()) images.push_back(image);
-}
-
-std::vector<const void *> linked_cuda_images() {
-  std::lock_guard<std::mutex> guard(linked_images_mutex());
-  return linked_images();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Start and stop
@@ -204,7 +175,8 @@ void Runtime::report(bool fatal) {
     // (After a fatal error the directory may be locked by the thread that failed: its table
     // is left out.)
     observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
-    if (program_cache_ && config_.stats) std::cerr << program_cache_->summary();
+    if (config_.stats)
+      for (const auto &backend : backends_) std::cerr << backend->summary();
     if (energy_ && config_.stats) std::cerr << energy_->summary();
     if (fatal && config_.stats)
       std::cerr << "  (written at a fatal error, while tasks may still have run)\n";
@@ -1176,116 +1148,12 @@ int Runtime::device_count(nanort_device_kind kind) const {
 
 void Runtime::open_devices(std::vector<std::string> &warnings) {
   for (auto &queue : device_queues_) queue = make_scheduler(config_.scheduler);
-  // What each backend found and what went wrong, for NANORT_REQUIRE: a machine that must have
-  // GPUs fails here, with the backend's error, instead of running without them.
-  struct Backend {
-    int found = 0;
-    std::string problem;
-  } cuda_seen, opencl_seen, opencl_gpus_seen;
-  const auto problem = [&warnings](Backend &backend, std::string text) {
-    backend.problem = text;
-    warnings.push_back(std::move(text));
-  };
-  const auto required = [this](const char *kind) {
-    return std::any_of(config_.require.begin(), config_.require.end(),
-                       [kind](const DeviceRequirement &r) { return r.kind == kind; });
-  };
-#if NANORT_HAVE_CUDA
-  // (A required kind is listed even when none of its devices is chosen.)
-  if (config_.cuda_devices != "none" || required("cuda")) {
-    std::vector<cuda::DeviceInfo> found;
-    try {
-      std::string why_none;  // no driver, or no GPU: not a warning, but NANORT_REQUIRE says it
-      found = cuda::list_devices(&why_none);
-      if (found.empty()) cuda_seen.problem = why_none;
-    } catch (const std::exception &e) {
-      problem(cuda_seen, std::string("CUDA devices cannot be listed (") + e.what() +
-                             "); no CUDA device is used");
-    }
-    cuda_seen.found = static_cast<int>(found.size());
-    std::vector<std::size_t> chosen;
-    try {
-      chosen = cuda::select_devices(found, config_.cuda_devices);
-    } catch (const std::invalid_argument &e) {
-      throw ConfigError("NANORT_CUDA_DEVICES='" + config_.cuda_devices + "': " + e.what());
-    }
-    // Several ranks of an MPI job on this node, GPUs left to the default: a share each.
-    if (config_.cuda_devices == "all" && !std::getenv("NANORT_CUDA_DEVICES"))
-      chosen = share_for_rank(chosen, local_rank_from_environment());
-    try {
-      for (auto &device : cuda::open_devices(found, chosen))
-        accelerators_.push_back(std::move(device));
-    } catch (const std::exception &e) {
-      problem(cuda_seen, std::string("CUDA devices cannot be opened (") + e.what() +
-                             "); no CUDA device is used");
-    }
-  }
-#else
-  cuda_seen.problem = "this build of nanort has no CUDA backend (cuda.h was not found)";
-  if (config_.cuda_devices != "all" && config_.cuda_devices != "none")
-    warnings.push_back("NANORT_CUDA_DEVICES is set but this build has no CUDA backend");
-#endif
-  if (config_.opencl_devices != "none" || required("opencl") || required("opencl-gpu")) {
-    std::vector<opencl::DeviceInfo> found;
-    try {
-      found = opencl::list_devices();
-    } catch (const std::exception &e) {
-      problem(opencl_seen, std::string("OpenCL devices cannot be listed (") + e.what() +
-                               "); no OpenCL device is used");
-      opencl_gpus_seen.problem = opencl_seen.problem;
-    }
-    opencl_seen.found = static_cast<int>(found.size());
-    for (const opencl::DeviceInfo &info : found)
-      if (info.type & CL_DEVICE_TYPE_GPU) ++opencl_gpus_seen.found;
-    std::vector<std::size_t> chosen;
-    try {
-      chosen = opencl::select_devices(found, config_.opencl_devices);
-    } catch (const std::invalid_argument &e) {
-      throw ConfigError("NANORT_OPENCL_DEVICES='" + config_.opencl_devices + "': " + e.what());
-    }
-    // The same for GPUs through OpenCL (not CPU devices: they share the node's cores anyway).
-    if (config_.opencl_devices == "auto" && !std::getenv("NANORT_OPENCL_DEVICES") &&
-        !chosen.empty() && !(found[chosen.front()].type & CL_DEVICE_TYPE_CPU))
-      chosen = share_for_rank(chosen, local_rank_from_environment());
-    if (!chosen.empty()) {
-      program_cache_ =
-          std::make_unique<opencl::ProgramCache>(opencl::default_program_cache_folder());
-      if (!program_cache_->enabled() && !program_cache_->folder().empty())
-        warnings.push_back("OpenCL programs are not cached on disk: " +
-                           program_cache_->disabled_reason());
-      try {
-        for (auto &device : opencl::open_devices(found, chosen, *program_cache_,
-                                                 config_.opencl_context_per_device))
-          accelerators_.push_back(std::move(device));
-      } catch (const std::exception &e) {
-        problem(opencl_seen, std::string("OpenCL devices cannot be opened (") + e.what() +
-                                 "); no OpenCL device is used");
-        opencl_gpus_seen.problem = opencl_seen.problem;
-        std::erase_if(accelerators_, [](const std::unique_ptr<Accelerator> &accelerator) {
-          return accelerator->kind() == NANORT_DEVICE_OPENCL;
-        });
-      }
-    }
-  }
+  // Each backend lists, selects and opens its devices (device/backend.hpp); NANORT_REQUIRE is
+  // checked against what each found and what went wrong.
+  backends_ = make_backends();
+  open_backends(backends_, config_, accelerators_, warnings);
   for (const auto &accelerator : accelerators_) ++device_counts_[accelerator->kind()];
-
-  for (const DeviceRequirement &required : config_.require) {
-    const Backend &seen = required.kind == "cuda"     ? cuda_seen
-                          : required.kind == "opencl" ? opencl_seen
-                                                      : opencl_gpus_seen;
-    const char *what = required.kind == "cuda"     ? "CUDA device(s)"
-                       : required.kind == "opencl" ? "OpenCL device(s)"
-                                                   : "OpenCL GPU(s)";
-    if (seen.found >= required.count && seen.problem.empty()) continue;
-    std::string text = "NANORT_REQUIRE asks for " + std::to_string(required.count) + " " + what +
-                       ": ";
-    if (seen.found < required.count)
-      text += std::to_string(seen.found) + " found";
-    else
-      text += std::to_string(seen.found) + " found, but";
-    if (!seen.problem.empty()) text += (seen.found < required.count ? "; " : " ") + seen.problem;
-    throw ConfigError(text);
-  }
+  check_requirements(backends_, config_);
 }
 
 bool Runtime::is_device_task(const Task *task) const {

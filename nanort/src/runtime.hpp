@@ -31,6 +31,7 @@
 namespace nanort::rt {
 
 class Accelerator;
+class Backend;
 class CpuWorkerPool;
 class DeviceManager;
 class EnergyMeter;
@@ -40,14 +41,6 @@ struct PerfKey;
 class PlacementPolicy;
 class SchedulerPolicy;
 class Topology;
-namespace opencl {
-class ProgramCache;
-}
-
-// Fatbin images of objects made by nvcc -c, registered at start-up (before the runtime starts,
-// so kept apart from it); read by the CUDA backend for NANORT_MODULE_CUDA_LINKED modules.
-void register_linked_cuda_image(const void *image);
-std::vector<const void *> linked_cuda_images();
 
 // No device can run any implementation of a task.
 struct NoDeviceError : std::runtime_error {
@@ -225,7 +218,7 @@ class Runtime {
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
-  std::unique_ptr<opencl::ProgramCache> program_cache_;  // outlives the OpenCL devices
+  std::vector<std::unique_ptr<Backend>> backends_;  // outlive their devices (OpenCL programs)
   // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
   std::vector<std::unique_ptr<Accelerator>> accelerators_;
   std::unique_ptr<dc::Directory> directory_;  // null without devices
