@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <system_error>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "cpu/cpu_worker_pool.hpp"
+#include "cpu/spare_threads.hpp"
 #include "device/accelerator.hpp"
 #include "device/backend.hpp"
 #include "device/device_manager.hpp"
@@ -196,6 +197,10 @@ Runtime::Runtime() {
   // (Before anything that may push: device managers start with open_devices.)
   ready_ = std::make_unique<ReadyPath>(config_.cpu_workers, std::max(1, config_.cpu_workers) - 1,
                                        idle_, spare_idle_);
+  // Spare threads run tasks with help_until as workers do, but sleep apart from them.
+  spares_ = std::make_unique<SpareThreads>(
+      spare_idle_, stopping_,
+      [this](const std::function<bool()> &leave) { help_until(-1, leave, spare_idle_); });
   placement_ = make_placement(config_.scheduler, config_.energy_rate);
   energy_policy_ = config_.scheduler == "energy";
   if (const auto why = affinity_.parse(config_.affinity))
@@ -294,12 +299,7 @@ void Runtime::stop() {
   stopping_.store(true);
   idle_.notify_all();
   spare_idle_.notify_all();
-  {
-    std::lock_guard<std::mutex> guard(spares_mutex_);
-    spare_wanted_.notify_all();
-  }
-  for (std::thread &spare : spares_) spare.join();  // (no task is left: none blocks now)
-  spares_.clear();
+  spares_->stop();
   managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
   DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
@@ -782,94 +782,12 @@ void Runtime::worker_loop(int lane) {
 
 bool Runtime::in_task() { return tls_current != nullptr; }
 
-bool Runtime::hand_over_worker() {
-  // A task's thread hands its place to a spare thread: the blocked call may wait for a task
-  // that has yet to run (a receive whose send is a later task), however few the workers.
-  if (!in_task()) return false;
-  blocked_.fetch_add(1);
-  std::lock_guard<std::mutex> guard(spares_mutex_);
-  if (parked_spares_ > woken_spares_) {  // one not yet claimed by another blocked task
-    ++woken_spares_;
-    spare_wanted_.notify_one();
-    return true;
-  }
-  try {
-    spares_.emplace_back([this] { spare_loop(); });
-  } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
-    blocked_.fetch_sub(1);
-    return false;
-  } catch (const std::bad_alloc &) {
-    blocked_.fetch_sub(1);
-    return false;
-  }
-  return true;
-}
-
-void Runtime::take_back_worker(bool handed_over) {
-  if (!handed_over) return;
-  blocked_.fetch_sub(1);
-  spare_idle_.notify_all();  // a spare beyond what is needed leaves (the workers sleep on)
-}
-
 void Runtime::block_until(int (*ready)(void *), void *arg) {
-  if (ready(arg)) return;
-  const bool handed_over = hand_over_worker();
-  // Poll without pause for block_poll_us (MPI progresses a transfer only inside its calls,
-  // and its own blocking calls poll without pause), yielding the core to the spare between
-  // polls; past that, in short sleeps: a long wait then costs little CPU time.
-  const std::uint64_t deadline =
-      Observer::now_ns() + static_cast<std::uint64_t>(config_.block_poll_us) * 1000;
-  int sleeps = 0;
-  for (unsigned polls = 0; !ready(arg); ++polls) {
-    if (sleeps == 0 && ((polls & 15) != 15 || Observer::now_ns() < deadline)) {
-      std::this_thread::yield();
-    } else {
-      if (sleeps < 1000) ++sleeps;
-      std::this_thread::sleep_for(std::chrono::microseconds(sleeps < 1000 ? 20 : 100));
-    }
-  }
-  take_back_worker(handed_over);
+  spares_->block_until(ready, arg, in_task(), config_.block_poll_us);
 }
 
 void Runtime::blocking_call(void (*call)(void *), void *arg) {
-  const bool handed_over = hand_over_worker();
-  try {
-    call(arg);
-  } catch (...) {
-    take_back_worker(handed_over);
-    throw;
-  }
-  take_back_worker(handed_over);
-}
-
-void Runtime::spare_loop() {
-  std::unique_lock<std::mutex> lock(spares_mutex_);
-  for (;;) {
-    ++parked_spares_;
-    spare_wanted_.wait(lock, [this] {
-      return stopping_.load() || running_spares_.load() < blocked_.load();
-    });
-    --parked_spares_;
-    if (woken_spares_ > 0) --woken_spares_;
-    if (stopping_.load()) return;
-    running_spares_.fetch_add(1);
-    lock.unlock();
-    // Run tasks until fewer threads are blocked than spares run (then this one leaves, once).
-    bool left = false;
-    // It sleeps apart from the workers, so that the end of a blocked call wakes it alone.
-    const auto leave = [this, &left] {
-      if (left) return true;
-      for (int r = running_spares_.load(); r > blocked_.load();)
-        if (running_spares_.compare_exchange_weak(r, r - 1)) return left = true;
-      if (stopping_.load(std::memory_order_relaxed)) {
-        running_spares_.fetch_sub(1);
-        return left = true;
-      }
-      return false;
-    };
-    help_until(-1, leave, spare_idle_);
-    lock.lock();
-  }
+  spares_->blocking_call(call, arg, in_task());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ class PerfModel;
 struct PerfKey;
 class PlacementPolicy;
 class SchedulerPolicy;
+class SpareThreads;
 class Topology;
 
 // No device can run any implementation of a task.
@@ -203,18 +204,7 @@ class Runtime {
   std::vector<int> energy_gpu_;  // per accelerator: its number in energy_, -1 if not a CUDA GPU
   bool energy_policy_ = false;
   AffinityTable affinity_;
-  // Inside a task: counts the thread as blocked and wakes or starts a spare to run tasks in
-  // its place (false outside tasks, or when no thread can be started); then the reverse.
-  bool hand_over_worker();
-  void take_back_worker(bool handed_over);
-  // Spare threads (block_until): while 'blocked_' task threads wait, as many spares run tasks.
-  void spare_loop();
-  std::mutex spares_mutex_;
-  std::condition_variable spare_wanted_;
-  std::vector<std::thread> spares_;
-  int parked_spares_ = 0;  // under spares_mutex_: waiting to be wanted
-  int woken_spares_ = 0;   // under spares_mutex_: parked ones notified, not yet awake
-  std::atomic<int> blocked_{0}, running_spares_{0};
+  std::unique_ptr<SpareThreads> spares_;  // run tasks while tasks wait in blocking calls
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
