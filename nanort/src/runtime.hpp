@@ -97,6 +97,8 @@ class Runtime {
   void blocking_call(void (*call)(void *), void *arg);
   // nanort_in_task: the calling thread runs a task's body.
   static bool in_task();
+  // The task whose body the calling thread runs; null outside task bodies.
+  static Task *running_task();
   // nanort_set_affinity.
   void set_affinity(const char *task, const char *place, double score) {
     affinity_.set(task, place, score);
