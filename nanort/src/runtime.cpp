@@ -19,8 +19,10 @@
 #include "device/accelerator.hpp"
 #include "device/backend.hpp"
 #include "device/device_manager.hpp"
+#include "device/host_registration.hpp"
 #include "device/rank_share.hpp"
 #include "observe/energy.hpp"
+#include "observe/memory_summary.hpp"
 #include "observe/observer.hpp"
 #include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
@@ -175,7 +177,8 @@ void Runtime::report(bool fatal) {
   try {
     // (After a fatal error the directory may be locked by the thread that failed: its table
     // is left out.)
-    observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
+    observer_->finish(std::cerr, DependencyDomain::total_edges(),
+                      fatal ? "" : memory_summary(directory_.get(), accelerators_));
     if (config_.stats)
       for (const auto &backend : backends_) std::cerr << backend->summary();
     if (energy_ && config_.stats) std::cerr << energy_->summary();
@@ -869,43 +872,12 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
   return collect_errors(current_task());
 }
 
-// One GPU registers for all (CUDA's portable registration); other kinds copy through their
-// staging buffers and need nothing. The ranges are kept, so that a wrong call is an error
-// that says what is wrong without a failing driver call.
 void Runtime::host_register(void *address, std::size_t bytes) {
-  const auto start = reinterpret_cast<std::uintptr_t>(address);
-  std::lock_guard<std::mutex> guard(host_locked_mutex_);
-  auto next = host_locked_.lower_bound(start);
-  const bool overlaps = (next != host_locked_.end() && next->first < start + bytes) ||
-                        (next != host_locked_.begin() && std::prev(next)->second > start);
-  if (overlaps)
-    throw std::invalid_argument("nanort_host_register: the " + std::to_string(bytes) +
-                                " bytes overlap memory that nanort_host_register locked already");
-  for (const auto &accelerator : accelerators_)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->register_host(address, bytes);
-      break;
-    }
-  host_locked_.emplace(start, start + bytes);
+  host_registration_.add(address, bytes, accelerators_);
 }
 
 void Runtime::host_unregister(void *address) {
-  std::lock_guard<std::mutex> guard(host_locked_mutex_);
-  const auto found = host_locked_.find(reinterpret_cast<std::uintptr_t>(address));
-  if (found == host_locked_.end())
-    throw std::invalid_argument("nanort_host_unregister: not an address nanort_host_register "
-                                "locked (or unlocked already)");
-  // Device data of the range comes home first, and copies into it still in flight (results
-  // going home early) end, before the memory stops being page-locked.
-  if (directory_)
-    directory_->flush(dc::Region::contiguous(reinterpret_cast<const void *>(found->first),
-                                             found->second - found->first));
-  for (const auto &accelerator : accelerators_)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->unregister_host(address);
-      break;
-    }
-  host_locked_.erase(found);
+  host_registration_.remove(address, directory_.get(), accelerators_);
 }
 
 int Runtime::device_count(nanort_device_kind kind) const {
@@ -1154,30 +1126,6 @@ void Runtime::device_task_launched(Task *task, int device) {
   ReadyList ready;
   task->parent->child_domain->launched(task, device, ready);
   push_ready(ready);
-}
-
-std::string Runtime::memory_summary() const {
-  if (!directory_) return {};
-  std::string text;
-  char line[256];
-  std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8s %8s %9s %10s %10s\n", "memory",
-                "to device", "to host", "from peer", "hits", "misses", "evictions", "peak",
-                "limit");
-  text += line;
-  // Sizes as people read them: a few KiB never show as "0.0" MiB.
-  auto size = [](std::uint64_t bytes) { return bytes ? dc::human_size(bytes) : std::string("0"); };
-  for (dc::SpaceId space = 0; space < directory_->space_count(); ++space) {
-    const dc::TransferCounters c = directory_->counters(space);
-    const std::string name = space == dc::kHost ? "host" : accelerators_[space - 1]->name();
-    std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %10s %10s\n",
-                  name.c_str(), size(c.bytes_to_device).c_str(), size(c.bytes_to_host).c_str(),
-                  size(c.bytes_from_peer).c_str(), static_cast<unsigned long long>(c.hits),
-                  static_cast<unsigned long long>(c.misses),
-                  static_cast<unsigned long long>(c.evictions), size(c.peak_bytes).c_str(),
-                  space == dc::kHost ? "-" : size(directory_->capacity(space)).c_str());
-    text += line;
-  }
-  return text;
 }
 
 int Runtime::current_worker() {

@@ -23,6 +23,7 @@
 
 #include "config.hpp"
 #include "dependencies.hpp"
+#include "device/host_registration.hpp"
 #include "idle_waiters.hpp"
 #include "ready/ready_path.hpp"
 #include "scheduler/affinity.hpp"
@@ -165,7 +166,6 @@ class Runtime {
   bool choose_wanted_device(Task *task, std::string &why_not) const;
   bool is_device_task(const Task *task) const;
   void acquire_host_data(Task *task);
-  std::string memory_summary() const;
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   // The placement policy chooses where 'task' runs (its implementation, and the device or the
@@ -234,8 +234,7 @@ class Runtime {
   std::mutex report_mutex_;                // held while statistics and trace are written
   bool reported_ = false;                  // under report_mutex_
   bool uncollected_failures_ = false;       // seen by stop()
-  std::mutex host_locked_mutex_;
-  std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end
+  HostRegistration host_registration_;  // nanort_host_register
 };
 
 }  // namespace nanort::rt
