@@ -259,7 +259,8 @@ Runtime::Runtime() {
     for (std::size_t i = 0; i < accelerators_.size(); ++i) {
       Accelerator &accelerator = *accelerators_[i];
       managers_.push_back(std::make_unique<DeviceManager>(
-          *this, accelerator, *directory_, static_cast<dc::SpaceId>(i + 1),
+          *this, *topology_, config_.stats, accelerator, *directory_,
+          static_cast<dc::SpaceId>(i + 1),
           per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
           config_.device_in_flight > 0 ? config_.device_in_flight
           : accelerator.completes_in_order() ? 32 : 8));

@@ -23,6 +23,7 @@
 
 #include "config.hpp"
 #include "dependencies.hpp"
+#include "device/device_work.hpp"
 #include "device/host_registration.hpp"
 #include "idle_waiters.hpp"
 #include "ready/ready_path.hpp"
@@ -53,7 +54,7 @@ struct TaskFailedError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class Runtime {
+class Runtime final : public DeviceWork {
  public:
   // The running runtime, started on first use. A bad environment (ConfigError) ends the
   // program with a message and exit status 1. Throws std::logic_error after shutdown.
@@ -70,7 +71,7 @@ class Runtime {
   static void *take_failure_payload();
   // Statistics and trace now, from what ran so far, while tasks may still run (a fatal error:
   // the program ends next). Once; the stop does not repeat them.
-  void report_before_fatal_exit() { report(true); }
+  void report_before_fatal_exit() override { report(true); }
 
   Task *create(const nanort_task_site *site, std::size_t args_size);
   nanort_status submit(Task *task);
@@ -118,25 +119,21 @@ class Runtime {
   // The task whose body the calling thread runs, else the thread's root task.
   Task *current_task();
 
-  // For device managers: the next ready task for a device, whether any waits, the data a
-  // device task moves, and the end of a device task (its failure already recorded).
-  // For the manager of device 'manager' (its number among all devices), index 'device' in its kind.
-  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager);
-  bool device_work_waiting(nanort_device_kind kind) const;
-  void device_data(const Task &task, std::vector<dc::DataAccess> &data) const;  // into 'data' 
-  void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
-  // NANORT_WRITE_BACK=eager and no task waits for 'task' yet: its results may go home now.
-  bool write_back_now(const Task *task) const {
+  // For device managers (device/device_work.hpp): the next ready task for a device, whether
+  // any waits, the data a device task moves, its results home early, and a device task's
+  // kernel launched, its time measured, its end (its failure already recorded).
+  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager) override;
+  bool device_work_waiting(nanort_device_kind kind) const override;
+  void device_data(const Task &task, std::vector<dc::DataAccess> &data) const override;
+  void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) override;
+  bool write_back_now(const Task *task) const override {
     // (A task with accesses was registered in its parent's domain, which exists by then.)
     return config_.eager_write_back && !task->accesses.empty() && task->parent &&
            task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }
-  // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
-  // kernels in launch order: successors that can follow it there are handed to that device.
-  void device_task_launched(Task *task, int device);
-  // 'task' ended on device 'device' (the manager's number): for dmda, its expected time leaves
-  // the device's queued work and, if it ran, how long it took goes into the model.
-  void device_task_measured(const Task &task, int device, std::uint64_t nanoseconds, bool ran);
+  void device_task_launched(Task *task, int device) override;
+  void device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,
+                            bool ran) override;
 
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
