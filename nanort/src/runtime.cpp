@@ -364,69 +364,6 @@ Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
   return task;
 }
 
-bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
-  if (!task->site) return true;  // internal tasks (taskwait on) have no body
-  if (task->wanted_kind >= 0) return choose_wanted_device(task, why_not);
-  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
-    const nanort_task_impl &impl = task->site->impls[i];
-    if (impl.device == NANORT_DEVICE_SMP && impl.smp_fn && device_count(NANORT_DEVICE_SMP) > 0) {
-      task->impl = &impl;
-      return true;
-    }
-    if ((impl.device == NANORT_DEVICE_OPENCL || impl.device == NANORT_DEVICE_CUDA) &&
-        impl.kernel_name && impl.module && device_counts_[impl.device] > 0) {
-      task->impl = &impl;
-      return true;
-    }
-  }
-  why_not = task->describe() + " cannot run anywhere: it has ";
-  if (task->site->num_impls == 0) why_not += "no implementation";
-  for (std::uint32_t i = 0; i < task->site->num_impls; ++i)
-    why_not += std::string(i ? ", " : "an implementation for ") +
-               device_name(task->site->impls[i].device);
-  why_not += "; devices found: smp (" + std::to_string(device_count(NANORT_DEVICE_SMP)) +
-             " workers), cuda (" + std::to_string(device_count(NANORT_DEVICE_CUDA)) +
-             "), opencl (" + std::to_string(device_count(NANORT_DEVICE_OPENCL)) + ")";
-  return false;
-}
-
-// nanort_task_set_device: the implementation for that kind, on that one device (index -1: on
-// a device of that kind that the scheduler picks).
-bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
-  const int kind = task->wanted_kind;
-  const char *kind_name = kind < NANORT_DEVICE_KIND_COUNT ? device_name(kind) : "unknown";
-  const nanort_task_impl *chosen = nullptr;
-  for (std::uint32_t i = 0; i < task->site->num_impls && !chosen; ++i)
-    if (static_cast<int>(task->site->impls[i].device) == kind) chosen = &task->site->impls[i];
-  if (!chosen) {
-    why_not = task->describe() + " was placed on a " + kind_name +
-              " device but has no implementation for it";
-    return false;
-  }
-  task->impl = chosen;
-  if (kind == NANORT_DEVICE_SMP) {
-    if (device_count(NANORT_DEVICE_SMP) > 0) return true;
-    why_not = task->describe() + " was placed on the CPU workers but there are none";
-    return false;
-  }
-  const int devices = kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0;
-  if (task->wanted_index < 0) {  // any device of the kind: the scheduler picks
-    if (devices > 0) return true;
-    why_not = task->describe() + " was placed on the " + kind_name + " devices but there are none";
-    return false;
-  }
-  int seen = 0;
-  for (std::size_t i = 0; i < accelerators_.size(); ++i)
-    if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
-      task->own_device = static_cast<int>(i);
-      return true;
-    }
-  why_not = task->describe() + " was placed on " + kind_name + " device " +
-            std::to_string(task->wanted_index) + " but there are " + std::to_string(devices) +
-            " " + kind_name + " device(s)";
-  return false;
-}
-
 nanort_status Runtime::submit(Task *task) {
   if (task->site)
     for (const Access &access : task->accesses)
@@ -893,48 +830,6 @@ bool Runtime::is_device_task(const Task *task) const {
   return task->impl && task->impl->device != NANORT_DEVICE_SMP;
 }
 
-Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t manager) {
-  if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
-  // Even spread: past two tasks of its own, a device takes more only while no other device
-  // of its kind holds fewer; else the first device to look would fill its whole in-flight
-  // window with independent tasks that another device could start now. And holding
-  // NANORT_DEVICE_LOOKAHEAD tasks from this queue it takes none: the rest go to whichever
-  // device frees up first, so that tasks of unequal cost (Julia's slices) even out by time,
-  // not by count. (The tasks of its own queue, such as those launched behind its kernels, do
-  // not count: a chain of them goes on while the device takes other work.)
-  // (managers_ is read only once every manager exists: the first ones run while the others
-  // are made.)
-  if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
-    return device_queues_[kind]->pop(device);
-  const double mine = managers_[manager]->load();
-  if (managers_[manager]->shared_load() >= config_.device_lookahead) return nullptr;
-  if (mine >= 2)
-    for (std::size_t m = 0; m < managers_.size(); ++m)
-      if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
-        return nullptr;
-  return device_queues_[kind]->pop(device);
-}
-
-bool Runtime::device_work_waiting(nanort_device_kind kind) const {
-  return device_queues_[kind]->size_hint() > 0;
-}
-
-void Runtime::device_data(const Task &task, std::vector<dc::DataAccess> &data) const {
-  data.clear();
-  auto add = [&](const Access &access) {
-    data.push_back({access.region, access.mode != NANORT_OUT, access.mode != NANORT_IN});
-  };
-  for (const Access &copy : task.copies) add(copy);
-  if (task.copy_deps)
-    for (const Access &access : task.accesses) {
-      bool replaced = false;  // a copy clause of the same bytes says how they move
-      for (const Access &copy : task.copies)
-        replaced = replaced || (copy.region.first() == access.region.first() &&
-                                copy.region.last_end() == access.region.last_end());
-      if (!replaced) add(access);
-    }
-}
-
 void Runtime::acquire_host_data(Task *task) {
   if (!directory_ || directory_->host_holds_everything()) return;
   std::vector<dc::DataAccess> data;
@@ -943,29 +838,6 @@ void Runtime::acquire_host_data(Task *task) {
   for (const Access &copy : task->copies)
     data.push_back({copy.region, copy.mode != NANORT_OUT, copy.mode != NANORT_IN});
   directory_->acquire_host(data);
-}
-
-void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) {
-  task->failed = failed;
-  if (observer_->recording()) observer_->task_ran(lane, *task, start_ns, Observer::now_ns(), failed);
-  task->destroy_args();
-  finish_body(task, nullptr);
-}
-
-void Runtime::device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,
-                                   bool ran) {
-  const std::size_t d = static_cast<std::size_t>(device);
-  if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
-  if (ran && perf_model_ && task.site)
-    perf_model_->record(perf_key(task, accelerators_[d]->model()),
-                        static_cast<double>(nanoseconds) * 1e-9);
-}
-
-void Runtime::device_task_launched(Task *task, int device) {
-  if (task->accesses.empty()) return;  // nobody depends on it
-  ReadyList ready;
-  task->parent->child_domain->launched(task, device, ready);
-  push_ready(ready);
 }
 
 int Runtime::current_worker() {

@@ -1,8 +1,10 @@
-// Placement of a ready task among the CPU workers and the devices (Runtime::place): the
-// candidates (each device of each kind the task has an implementation for, the CPU workers),
-// their load, affinity, power, where the task's data lies and what the performance model
-// expects; the placement policy (placement.hpp) chooses. With the queries that tests and the
-// early launch across devices make of the same state.
+// Where a task may run, and where it runs. At submit, the implementation it runs with: the
+// first whose kind has a device, or the one nanort_task_set_device asked for. When it is ready,
+// its place among the CPU workers and the devices (Runtime::place): the candidates (each device
+// of each kind the task has an implementation for, the CPU workers) with their load, affinity,
+// power, the bytes of its data they hold and the time the performance model expects; the
+// placement policy (placement.hpp) chooses. With the queries that tests and the early launch
+// across devices make of the same state.
 #include <algorithm>
 #include <map>
 #include <span>
@@ -20,6 +22,69 @@
 #include "placement.hpp"
 
 namespace nanort::rt {
+
+bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
+  if (!task->site) return true;  // internal tasks (taskwait on) have no body
+  if (task->wanted_kind >= 0) return choose_wanted_device(task, why_not);
+  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
+    const nanort_task_impl &impl = task->site->impls[i];
+    if (impl.device == NANORT_DEVICE_SMP && impl.smp_fn && device_count(NANORT_DEVICE_SMP) > 0) {
+      task->impl = &impl;
+      return true;
+    }
+    if ((impl.device == NANORT_DEVICE_OPENCL || impl.device == NANORT_DEVICE_CUDA) &&
+        impl.kernel_name && impl.module && device_counts_[impl.device] > 0) {
+      task->impl = &impl;
+      return true;
+    }
+  }
+  why_not = task->describe() + " cannot run anywhere: it has ";
+  if (task->site->num_impls == 0) why_not += "no implementation";
+  for (std::uint32_t i = 0; i < task->site->num_impls; ++i)
+    why_not += std::string(i ? ", " : "an implementation for ") +
+               device_name(task->site->impls[i].device);
+  why_not += "; devices found: smp (" + std::to_string(device_count(NANORT_DEVICE_SMP)) +
+             " workers), cuda (" + std::to_string(device_count(NANORT_DEVICE_CUDA)) +
+             "), opencl (" + std::to_string(device_count(NANORT_DEVICE_OPENCL)) + ")";
+  return false;
+}
+
+// nanort_task_set_device: the implementation for that kind, on that one device (index -1: on
+// a device of that kind that the scheduler picks).
+bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
+  const int kind = task->wanted_kind;
+  const char *kind_name = kind < NANORT_DEVICE_KIND_COUNT ? device_name(kind) : "unknown";
+  const nanort_task_impl *chosen = nullptr;
+  for (std::uint32_t i = 0; i < task->site->num_impls && !chosen; ++i)
+    if (static_cast<int>(task->site->impls[i].device) == kind) chosen = &task->site->impls[i];
+  if (!chosen) {
+    why_not = task->describe() + " was placed on a " + kind_name +
+              " device but has no implementation for it";
+    return false;
+  }
+  task->impl = chosen;
+  if (kind == NANORT_DEVICE_SMP) {
+    if (device_count(NANORT_DEVICE_SMP) > 0) return true;
+    why_not = task->describe() + " was placed on the CPU workers but there are none";
+    return false;
+  }
+  const int devices = kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0;
+  if (task->wanted_index < 0) {  // any device of the kind: the scheduler picks
+    if (devices > 0) return true;
+    why_not = task->describe() + " was placed on the " + kind_name + " devices but there are none";
+    return false;
+  }
+  int seen = 0;
+  for (std::size_t i = 0; i < accelerators_.size(); ++i)
+    if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
+      task->own_device = static_cast<int>(i);
+      return true;
+    }
+  why_not = task->describe() + " was placed on " + kind_name + " device " +
+            std::to_string(task->wanted_index) + " but there are " + std::to_string(devices) +
+            " " + kind_name + " device(s)";
+  return false;
+}
 
 void Runtime::place(Task *task) {
   // The candidates: each device of each kind the task has an implementation for, and the CPU
