@@ -23,6 +23,7 @@
 #include "observe/energy.hpp"
 #include "observe/memory_summary.hpp"
 #include "observe/observer.hpp"
+#include "observe/trace_copies.hpp"
 #include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
@@ -60,24 +61,6 @@ void shutdown_at_exit() {
     std::fprintf(stderr, "nanort: %s\n", e.what());
   }
 }
-
-// Shows the directory's copies in the trace, on the lane of the device involved.
-class TraceCopies final : public dc::CopyListener {
- public:
-  TraceCopies(Observer &observer, int first_device_lane)
-      : observer_(observer), first_device_lane_(first_device_lane) {}
-  void copy_started(dc::SpaceId from, dc::SpaceId to, std::size_t bytes) override {
-    const dc::SpaceId device = to != dc::kHost ? to : from;
-    const char *what = from == dc::kHost ? "copy to device"
-                       : to == dc::kHost ? "copy to host"
-                                         : "copy from another device";
-    observer_.copy_started(first_device_lane_ + static_cast<int>(device) - 1, what, bytes);
-  }
-
- private:
-  Observer &observer_;
-  int first_device_lane_;
-};
 
 }  // namespace
 

@@ -1,5 +1,11 @@
-// Runtime: ties the parts together. Task creation and submission, the ready path into the
-// scheduler, execution on CPU workers, waiting, and the start-up / shutdown sequence.
+// Runtime: ties the parts together. The start-up / shutdown sequence and the wiring of the
+// parts (runtime.cpp), task creation and submission, the ready path into the scheduler,
+// execution on CPU workers, and waiting. The parts live in the folders that name them: the
+// backends (device/backend.hpp, cuda/, opencl/), the device managers and what they ask of the
+// runtime (device/device_work.hpp, device/runtime_device_work.cpp), the implementation choice
+// and placement (scheduler/runtime_placement.cpp), the CPU tasks' queues (ready/), spare
+// threads for blocking calls (cpu/spare_threads.hpp), reductions (runtime_reductions.cpp),
+// host registration (device/host_registration.hpp), statistics (observe/).
 //
 // Every thread outside the runtime's tasks (the main thread, threads the program starts) gets
 // an implicit root task of its own, so that its tasks have a parent, a dependency domain and
