@@ -1,4 +1,5 @@
 #include <nanort/dc/coherence.hpp>
+#include <nanort/dc/invariant.hpp>
 
 #include <bit>
 #include <stdexcept>
@@ -68,8 +69,8 @@ Transition read(SpaceMask valid, SpaceId space, SpaceMask direct) {
 
 Transition coherence_transition(SpaceMask valid, CoherenceEvent event, SpaceId space,
                                 SpaceMask direct) {
-  if (valid == 0) throw std::logic_error("coherence: a fragment with no valid copy");
-  if (space >= kMaxSpaces) throw std::logic_error("coherence: no such memory space");
+  NANORT_INVARIANT(valid != 0, "coherence: a fragment with no valid copy");
+  NANORT_INVARIANT(space < kMaxSpaces, "coherence: no such memory space");
   switch (event) {
     case CoherenceEvent::Read:
       return read(valid, space, direct);
@@ -86,7 +87,7 @@ Transition coherence_transition(SpaceMask valid, CoherenceEvent event, SpaceId s
       return t;
     }
     case CoherenceEvent::Evict: {
-      if (space == kHost) throw std::logic_error("coherence: the host never drops its memory");
+      NANORT_INVARIANT(space != kHost, "coherence: the host never drops its memory");
       Transition t;
       if (valid == bit(space)) {  // Modified: write back first
         t.copies = 1;
@@ -107,7 +108,7 @@ Transition coherence_transition(SpaceMask valid, CoherenceEvent event, SpaceId s
       return t;
     }
   }
-  throw std::logic_error("coherence: unknown event");
+  NANORT_UNREACHABLE_STATE("coherence: unknown event");
 }
 
 std::string describe_state(SpaceMask valid, SpaceId count) {

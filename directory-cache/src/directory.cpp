@@ -1,5 +1,6 @@
 #include <nanort/dc/directory.hpp>
 #include <nanort/dc/human_size.hpp>
+#include <nanort/dc/invariant.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -334,9 +335,9 @@ Directory::Allocation &Directory::allocation_holding(SpaceId id, std::uintptr_t 
                                                      std::uintptr_t end) {
   auto &allocations = spaces_[id].allocations;
   auto it = allocations.upper_bound(start);
-  if (it == allocations.begin() || std::prev(it)->second->end < end)
-    throw std::logic_error("directory: bytes valid on " + spaces_[id].memory->name() +
-                           " lie in no allocation of it");
+  NANORT_INVARIANT(it != allocations.begin() && std::prev(it)->second->end >= end,
+                   "directory: bytes valid on " + spaces_[id].memory->name() +
+                       " lie in no allocation of it");
   return *std::prev(it)->second;
 }
 
@@ -569,8 +570,8 @@ bool Directory::stage_in_place(SpaceId id, std::span<const DataAccess> accesses,
 
 Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> accesses,
                                         Staging &out) {
-  if (id == kHost || id >= space_count())
-    throw std::logic_error("directory: stage() needs a device memory space");
+  NANORT_INVARIANT(id != kHost && id < space_count(),
+                   "directory: stage() needs a device memory space");
   // The wait for the lock, for the statistics (devices' managers staging at once queue here):
   // timed only when the lock is taken.
   std::unique_lock<std::mutex> guard(mutex_, std::try_to_lock);

@@ -54,7 +54,7 @@ typedef enum nanort_status {
   NANORT_ERROR_NO_DEVICE = 3,        /* no device can run any implementation of the task    */
   NANORT_ERROR_TASK_FAILED = 4,      /* a child task failed; reported at taskwait           */
   NANORT_ERROR_OUT_OF_MEMORY = 5,
-  NANORT_ERROR_INTERNAL = 6
+  NANORT_ERROR_INTERNAL = 6          /* a bug of nanort's: the message names where; report it */
 } nanort_status;
 
 /* The message of the last error seen by this thread (never NULL; "" when none), whole however

@@ -2,6 +2,7 @@
 #include <nanort/nanort.h>
 
 #include <nanort/dc/human_size.hpp>
+#include <nanort/dc/invariant.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "runtime.hpp"
 
 using nanort::rt::Runtime;
@@ -99,7 +101,9 @@ nanort_status guarded(Body &&body) {
     return fail(NANORT_ERROR_NO_DEVICE, e.what());
   } catch (const nanort::rt::TaskFailedError &e) {
     return fail(NANORT_ERROR_TASK_FAILED, e.what());
-  } catch (const std::logic_error &e) {
+  } catch (const nanort::InternalError &e) {  // a bug of nanort's: the message says so
+    return fail(NANORT_ERROR_INTERNAL, e.what());
+  } catch (const std::logic_error &e) {  // the caller's mistake
     return fail(NANORT_ERROR_INVALID_ARGUMENT, e.what());
   } catch (const std::bad_alloc &) {
     return fail(NANORT_ERROR_OUT_OF_MEMORY, "out of memory");

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <system_error>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,19 +12,18 @@
 #include <iostream>
 #include <new>
 #include <stdexcept>
-#include <tuple>
 
 #include "cpu/cpu_worker_pool.hpp"
+#include "cpu/spare_threads.hpp"
 #include "device/accelerator.hpp"
+#include "device/backend.hpp"
 #include "device/device_manager.hpp"
-#if NANORT_HAVE_CUDA
-#include "cuda/cuda_device.hpp"
-#endif
+#include "device/host_registration.hpp"
 #include "device/rank_share.hpp"
 #include "observe/energy.hpp"
+#include "observe/memory_summary.hpp"
 #include "observe/observer.hpp"
-#include "opencl/opencl_device.hpp"
-#include "opencl/opencl_program_cache.hpp"
+#include "observe/trace_copies.hpp"
 #include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
@@ -41,15 +40,6 @@ thread_local Task *tls_root = nullptr;     // this thread's implicit task
 std::mutex lifecycle_mutex;
 std::atomic<Runtime *> instance{nullptr};
 bool stopped = false;  // guarded by lifecycle_mutex
-
-const char *device_name(std::uint32_t kind) {
-  switch (kind) {
-    case NANORT_DEVICE_SMP: return "smp";
-    case NANORT_DEVICE_CUDA: return "cuda";
-    case NANORT_DEVICE_OPENCL: return "opencl";
-    default: return "unknown";
-  }
-}
 
 void shutdown_at_exit() {
   if (tls_current) {  // exit() inside a task: the other tasks cannot be waited for
@@ -72,50 +62,7 @@ void shutdown_at_exit() {
   }
 }
 
-// Shows the directory's copies in the trace, on the lane of the device involved.
-class TraceCopies final : public dc::CopyListener {
- public:
-  TraceCopies(Observer &observer, int first_device_lane)
-      : observer_(observer), first_device_lane_(first_device_lane) {}
-  void copy_started(dc::SpaceId from, dc::SpaceId to, std::size_t bytes) override {
-    const dc::SpaceId device = to != dc::kHost ? to : from;
-    const char *what = from == dc::kHost ? "copy to device"
-                       : to == dc::kHost ? "copy to host"
-                                         : "copy from another device";
-    observer_.copy_started(first_device_lane_ + static_cast<int>(device) - 1, what, bytes);
-  }
-
- private:
-  Observer &observer_;
-  int first_device_lane_;
-};
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// CUDA images of linked objects
-
-namespace {
-std::mutex &linked_images_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::vector<const void *> &linked_images() {
-  static std::vector<const void *> images;
-  return images;
-}
-}  // namespace
-
-void register_linked_cuda_image(const void *image) {
-  std::lock_guard<std::mutex> guard(linked_images_mutex());
-  std::vector<const void *> &images = linked_images();
-  if (std::find(images.begin(), images.end(), image) == images.end()) images.push_back(image);
-}
-
-std::vector<const void *> linked_cuda_images() {
-  std::lock_guard<std::mutex> guard(linked_images_mutex());
-  return linked_images();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Start and stop
@@ -203,8 +150,10 @@ void Runtime::report(bool fatal) {
   try {
     // (After a fatal error the directory may be locked by the thread that failed: its table
     // is left out.)
-    observer_->finish(std::cerr, DependencyDomain::total_edges(), fatal ? "" : memory_summary());
-    if (program_cache_ && config_.stats) std::cerr << program_cache_->summary();
+    observer_->finish(std::cerr, DependencyDomain::total_edges(),
+                      fatal ? "" : memory_summary(directory_.get(), accelerators_));
+    if (config_.stats)
+      for (const auto &backend : backends_) std::cerr << backend->summary();
     if (energy_ && config_.stats) std::cerr << energy_->summary();
     if (fatal && config_.stats)
       std::cerr << "  (written at a fatal error, while tasks may still have run)\n";
@@ -224,6 +173,10 @@ Runtime::Runtime() {
   // (Before anything that may push: device managers start with open_devices.)
   ready_ = std::make_unique<ReadyPath>(config_.cpu_workers, std::max(1, config_.cpu_workers) - 1,
                                        idle_, spare_idle_);
+  // Spare threads run tasks with help_until as workers do, but sleep apart from them.
+  spares_ = std::make_unique<SpareThreads>(
+      spare_idle_, stopping_,
+      [this](const std::function<bool()> &leave) { help_until(-1, leave, spare_idle_); });
   placement_ = make_placement(config_.scheduler, config_.energy_rate);
   energy_policy_ = config_.scheduler == "energy";
   if (const auto why = affinity_.parse(config_.affinity))
@@ -289,7 +242,8 @@ Runtime::Runtime() {
     for (std::size_t i = 0; i < accelerators_.size(); ++i) {
       Accelerator &accelerator = *accelerators_[i];
       managers_.push_back(std::make_unique<DeviceManager>(
-          *this, accelerator, *directory_, static_cast<dc::SpaceId>(i + 1),
+          *this, *topology_, config_.stats, accelerator, *directory_,
+          static_cast<dc::SpaceId>(i + 1),
           per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
           config_.device_in_flight > 0 ? config_.device_in_flight
           : accelerator.completes_in_order() ? 32 : 8));
@@ -322,12 +276,7 @@ void Runtime::stop() {
   stopping_.store(true);
   idle_.notify_all();
   spare_idle_.notify_all();
-  {
-    std::lock_guard<std::mutex> guard(spares_mutex_);
-    spare_wanted_.notify_all();
-  }
-  for (std::thread &spare : spares_) spare.join();  // (no task is left: none blocks now)
-  spares_.clear();
+  spares_->stop();
   managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
   DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
@@ -396,69 +345,6 @@ Task *Runtime::create(const nanort_task_site *site, std::size_t args_size) {
     }
   }
   return task;
-}
-
-bool Runtime::choose_implementation(Task *task, std::string &why_not) const {
-  if (!task->site) return true;  // internal tasks (taskwait on) have no body
-  if (task->wanted_kind >= 0) return choose_wanted_device(task, why_not);
-  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
-    const nanort_task_impl &impl = task->site->impls[i];
-    if (impl.device == NANORT_DEVICE_SMP && impl.smp_fn && device_count(NANORT_DEVICE_SMP) > 0) {
-      task->impl = &impl;
-      return true;
-    }
-    if ((impl.device == NANORT_DEVICE_OPENCL || impl.device == NANORT_DEVICE_CUDA) &&
-        impl.kernel_name && impl.module && device_counts_[impl.device] > 0) {
-      task->impl = &impl;
-      return true;
-    }
-  }
-  why_not = task->describe() + " cannot run anywhere: it has ";
-  if (task->site->num_impls == 0) why_not += "no implementation";
-  for (std::uint32_t i = 0; i < task->site->num_impls; ++i)
-    why_not += std::string(i ? ", " : "an implementation for ") +
-               device_name(task->site->impls[i].device);
-  why_not += "; devices found: smp (" + std::to_string(device_count(NANORT_DEVICE_SMP)) +
-             " workers), cuda (" + std::to_string(device_count(NANORT_DEVICE_CUDA)) +
-             "), opencl (" + std::to_string(device_count(NANORT_DEVICE_OPENCL)) + ")";
-  return false;
-}
-
-// nanort_task_set_device: the implementation for that kind, on that one device (index -1: on
-// a device of that kind that the scheduler picks).
-bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
-  const int kind = task->wanted_kind;
-  const char *kind_name = kind < NANORT_DEVICE_KIND_COUNT ? device_name(kind) : "unknown";
-  const nanort_task_impl *chosen = nullptr;
-  for (std::uint32_t i = 0; i < task->site->num_impls && !chosen; ++i)
-    if (static_cast<int>(task->site->impls[i].device) == kind) chosen = &task->site->impls[i];
-  if (!chosen) {
-    why_not = task->describe() + " was placed on a " + kind_name +
-              " device but has no implementation for it";
-    return false;
-  }
-  task->impl = chosen;
-  if (kind == NANORT_DEVICE_SMP) {
-    if (device_count(NANORT_DEVICE_SMP) > 0) return true;
-    why_not = task->describe() + " was placed on the CPU workers but there are none";
-    return false;
-  }
-  const int devices = kind < NANORT_DEVICE_KIND_COUNT ? device_counts_[kind] : 0;
-  if (task->wanted_index < 0) {  // any device of the kind: the scheduler picks
-    if (devices > 0) return true;
-    why_not = task->describe() + " was placed on the " + kind_name + " devices but there are none";
-    return false;
-  }
-  int seen = 0;
-  for (std::size_t i = 0; i < accelerators_.size(); ++i)
-    if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
-      task->own_device = static_cast<int>(i);
-      return true;
-    }
-  why_not = task->describe() + " was placed on " + kind_name + " device " +
-            std::to_string(task->wanted_index) + " but there are " + std::to_string(devices) +
-            " " + kind_name + " device(s)";
-  return false;
 }
 
 nanort_status Runtime::submit(Task *task) {
@@ -831,94 +717,14 @@ void Runtime::worker_loop(int lane) {
 
 bool Runtime::in_task() { return tls_current != nullptr; }
 
-bool Runtime::hand_over_worker() {
-  // A task's thread hands its place to a spare thread: the blocked call may wait for a task
-  // that has yet to run (a receive whose send is a later task), however few the workers.
-  if (!in_task()) return false;
-  blocked_.fetch_add(1);
-  std::lock_guard<std::mutex> guard(spares_mutex_);
-  if (parked_spares_ > woken_spares_) {  // one not yet claimed by another blocked task
-    ++woken_spares_;
-    spare_wanted_.notify_one();
-    return true;
-  }
-  try {
-    spares_.emplace_back([this] { spare_loop(); });
-  } catch (const std::system_error &) {  // no thread to be had: wait holding the worker
-    blocked_.fetch_sub(1);
-    return false;
-  } catch (const std::bad_alloc &) {
-    blocked_.fetch_sub(1);
-    return false;
-  }
-  return true;
-}
-
-void Runtime::take_back_worker(bool handed_over) {
-  if (!handed_over) return;
-  blocked_.fetch_sub(1);
-  spare_idle_.notify_all();  // a spare beyond what is needed leaves (the workers sleep on)
-}
+Task *Runtime::running_task() { return tls_current; }
 
 void Runtime::block_until(int (*ready)(void *), void *arg) {
-  if (ready(arg)) return;
-  const bool handed_over = hand_over_worker();
-  // Poll without pause for block_poll_us (MPI progresses a transfer only inside its calls,
-  // and its own blocking calls poll without pause), yielding the core to the spare between
-  // polls; past that, in short sleeps: a long wait then costs little CPU time.
-  const std::uint64_t deadline =
-      Observer::now_ns() + static_cast<std::uint64_t>(config_.block_poll_us) * 1000;
-  int sleeps = 0;
-  for (unsigned polls = 0; !ready(arg); ++polls) {
-    if (sleeps == 0 && ((polls & 15) != 15 || Observer::now_ns() < deadline)) {
-      std::this_thread::yield();
-    } else {
-      if (sleeps < 1000) ++sleeps;
-      std::this_thread::sleep_for(std::chrono::microseconds(sleeps < 1000 ? 20 : 100));
-    }
-  }
-  take_back_worker(handed_over);
+  spares_->block_until(ready, arg, in_task(), config_.block_poll_us);
 }
 
 void Runtime::blocking_call(void (*call)(void *), void *arg) {
-  const bool handed_over = hand_over_worker();
-  try {
-    call(arg);
-  } catch (...) {
-    take_back_worker(handed_over);
-    throw;
-  }
-  take_back_worker(handed_over);
-}
-
-void Runtime::spare_loop() {
-  std::unique_lock<std::mutex> lock(spares_mutex_);
-  for (;;) {
-    ++parked_spares_;
-    spare_wanted_.wait(lock, [this] {
-      return stopping_.load() || running_spares_.load() < blocked_.load();
-    });
-    --parked_spares_;
-    if (woken_spares_ > 0) --woken_spares_;
-    if (stopping_.load()) return;
-    running_spares_.fetch_add(1);
-    lock.unlock();
-    // Run tasks until fewer threads are blocked than spares run (then this one leaves, once).
-    bool left = false;
-    // It sleeps apart from the workers, so that the end of a blocked call wakes it alone.
-    const auto leave = [this, &left] {
-      if (left) return true;
-      for (int r = running_spares_.load(); r > blocked_.load();)
-        if (running_spares_.compare_exchange_weak(r, r - 1)) return left = true;
-      if (stopping_.load(std::memory_order_relaxed)) {
-        running_spares_.fetch_sub(1);
-        return left = true;
-      }
-      return false;
-    };
-    help_until(-1, leave, spare_idle_);
-    lock.lock();
-  }
+  spares_->blocking_call(call, arg, in_task());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -998,193 +804,12 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
   return collect_errors(current_task());
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reductions
-
-namespace {
-std::string bytes_at(std::uintptr_t start, std::uintptr_t end) {
-  char at[32];
-  std::snprintf(at, sizeof at, "%p", reinterpret_cast<void *>(start));
-  return std::to_string(end - start) + " bytes at " + at;
-}
-}  // namespace
-
-void Runtime::prepare_reductions(Task *task, Task *parent) const {
-  // Private copies live in host memory and are combined there: CPU workers only.
-  if (task->impl && task->impl->device != NANORT_DEVICE_SMP) {
-    const nanort_task_impl *smp = nullptr;
-    for (std::uint32_t i = 0; task->wanted_kind < 0 && i < task->site->num_impls; ++i)
-      if (task->site->impls[i].device == NANORT_DEVICE_SMP && task->site->impls[i].smp_fn)
-        smp = &task->site->impls[i];
-    if (!smp)
-      throw NoDeviceError(task->describe() +
-                          " takes part in a reduction, which only CPU workers run, and has no "
-                          "smp implementation to run there");
-    task->impl = smp;
-  }
-  for (ReductionEntry &entry : task->reductions->entries) {
-    if (entry.in_reduction) continue;
-    for (const Access &access : task->accesses) {
-      if (access.mode == kReductionAccess) continue;
-      bool overlaps = false;
-      access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
-        overlaps = overlaps || (start < entry.end && entry.start < end);
-      });
-      if (overlaps)
-        throw std::invalid_argument(task->describe() + ": the reduction on " +
-                                    bytes_at(entry.start, entry.end) +
-                                    " overlaps another access of the task");
-    }
-    // Inside the parent's reduction on these bytes: a part of it, combined into the parent's
-    // private copy (OmpSs-2's weakreduction needs nothing more).
-    entry.target = reinterpret_cast<unsigned char *>(entry.start);
-    if (!parent->reductions) continue;
-    for (ReductionEntry &outer : parent->reductions->entries) {
-      if (outer.end <= entry.start || entry.end <= outer.start) continue;
-      if (entry.start < outer.start || outer.end < entry.end)
-        throw std::invalid_argument(task->describe() + ": the reduction on " +
-                                    bytes_at(entry.start, entry.end) +
-                                    " reaches beyond the reduction of its parent on " +
-                                    bytes_at(outer.start, outer.end));
-      if (!outer.op.same_as(entry.op))
-        throw std::invalid_argument(
-            task->describe() + ": the reduction " + entry.op.describe() + " on " +
-            bytes_at(entry.start, entry.end) + " is inside the reduction " +
-            outer.op.describe() + " of its parent, which has another operator");
-      entry.target = reduction_private_of(parent, entry.start, CpuWorkerPool::current_lane());
-    }
-  }
-}
-
-void *Runtime::reduction_private(const void *original) {
-  Task *task = tls_current;
-  if (!task)
-    throw std::invalid_argument(
-        "nanort_reduction_private was called outside a task body: only a task that takes part "
-        "in a reduction has a private copy");
-  const auto address = reinterpret_cast<std::uintptr_t>(original);
-  if (unsigned char *bytes = reduction_private_of(task, address, CpuWorkerPool::current_lane()))
-    return bytes;
-  char at[32];
-  std::snprintf(at, sizeof at, "%p", original);
-  throw std::invalid_argument("nanort_reduction_private: " + task->describe() +
-                              " takes part in no reduction on the byte at " + at);
-}
-
-ReductionInfo *Runtime::find_taskgroup_reduction(Task *task, std::uintptr_t start,
-                                                 std::uintptr_t end, const ReductionOp &op) {
-  for (TaskgroupScope *scope = current_task()->taskgroup; scope; scope = scope->outer) {
-    std::lock_guard<SpinLock> guard(scope->lock);
-    for (TaskgroupScope::Item &item : scope->items) {
-      if (item.key_end <= start || end <= item.key) continue;
-      if (start < item.key || item.key_end < end)
-        throw std::invalid_argument(task->describe() + ": the in_reduction on " +
-                                    bytes_at(start, end) +
-                                    " reaches beyond the taskgroup's reduction on " +
-                                    bytes_at(item.key, item.key_end));
-      if (!item.info->op().same_as(op))
-        throw std::invalid_argument(task->describe() + ": the in_reduction " + op.describe() +
-                                    " on " + bytes_at(start, end) +
-                                    " is inside the taskgroup's reduction " +
-                                    item.info->op().describe() + ", another operator");
-      return item.info.get();
-    }
-  }
-  throw std::invalid_argument(task->describe() + ": the in_reduction on " + bytes_at(start, end) +
-                              " is in no reduction of an enclosing taskgroup");
-}
-
-void Runtime::taskgroup_begin() {
-  Task *task = current_task();
-  auto *scope = new TaskgroupScope();
-  scope->outer = task->taskgroup;
-  scope->owner = task;
-  task->taskgroup = scope;
-}
-
-void Runtime::taskgroup_reduction(std::uintptr_t start, std::uintptr_t end,
-                                  const ReductionOp &op) {
-  Task *task = current_task();
-  TaskgroupScope *scope = task->taskgroup;
-  if (!scope || scope->owner != task)
-    throw std::invalid_argument(
-        "nanort_taskgroup_reduction: no taskgroup is open in the calling task (call "
-        "nanort_taskgroup_begin first)");
-  // Inside a task that reduces these bytes itself: combined into its private copy.
-  unsigned char *target = reinterpret_cast<unsigned char *>(start);
-  if (task->reductions)
-    if (ReductionEntry *outer = task->reductions->find(start)) {
-      if (!outer->op.same_as(op) || end > outer->end)
-        throw std::invalid_argument(
-            "nanort_taskgroup_reduction: the reduction " + op.describe() + " on " +
-            bytes_at(start, end) + " is not inside the calling task's reduction " +
-            outer->op.describe() + " on " + bytes_at(outer->start, outer->end));
-      target = reduction_private_of(task, start, CpuWorkerPool::current_lane());
-    }
-  std::lock_guard<SpinLock> guard(scope->lock);
-  for (const TaskgroupScope::Item &item : scope->items)
-    if (start < item.key_end && item.key < end)
-      throw std::invalid_argument("nanort_taskgroup_reduction: the reduction on " +
-                                  bytes_at(start, end) +
-                                  " overlaps the taskgroup's reduction on " +
-                                  bytes_at(item.key, item.key_end));
-  scope->items.push_back(
-      {start, end, std::make_unique<ReductionInfo>(start, end - start, target, op)});
-}
-
-void Runtime::taskgroup_end() {
-  Task *task = current_task();
-  TaskgroupScope *scope = task->taskgroup;
-  if (!scope || scope->owner != task)
-    throw std::invalid_argument(
-        "nanort_taskgroup_end: no taskgroup is open in the calling task (nanort_taskgroup_begin "
-        "and its end must be called by the same task)");
-  wait_for_children(task, 0);
-  // A reduction with a failed or unrun task is not combined: the original keeps its value, and
-  // the next taskwait reports the failure.
-  for (TaskgroupScope::Item &item : scope->items)
-    if (!item.info->participant_failed.load()) item.info->combine();
-  task->taskgroup = scope->outer;
-  delete scope;
-}
-
-// One GPU registers for all (CUDA's portable registration); other kinds copy through their
-// staging buffers and need nothing. The ranges are kept, so that a wrong call is an error
-// that says what is wrong without a failing driver call.
 void Runtime::host_register(void *address, std::size_t bytes) {
-  const auto start = reinterpret_cast<std::uintptr_t>(address);
-  std::lock_guard<std::mutex> guard(host_locked_mutex_);
-  auto next = host_locked_.lower_bound(start);
-  const bool overlaps = (next != host_locked_.end() && next->first < start + bytes) ||
-                        (next != host_locked_.begin() && std::prev(next)->second > start);
-  if (overlaps)
-    throw std::invalid_argument("nanort_host_register: the " + std::to_string(bytes) +
-                                " bytes overlap memory that nanort_host_register locked already");
-  for (const auto &accelerator : accelerators_)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->register_host(address, bytes);
-      break;
-    }
-  host_locked_.emplace(start, start + bytes);
+  host_registration_.add(address, bytes, accelerators_);
 }
 
 void Runtime::host_unregister(void *address) {
-  std::lock_guard<std::mutex> guard(host_locked_mutex_);
-  const auto found = host_locked_.find(reinterpret_cast<std::uintptr_t>(address));
-  if (found == host_locked_.end())
-    throw std::invalid_argument("nanort_host_unregister: not an address nanort_host_register "
-                                "locked (or unlocked already)");
-  // Device data of the range comes home first, and copies into it still in flight (results
-  // going home early) end, before the memory stops being page-locked.
-  if (directory_)
-    directory_->flush(dc::Region::contiguous(reinterpret_cast<const void *>(found->first),
-                                             found->second - found->first));
-  for (const auto &accelerator : accelerators_)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->unregister_host(address);
-      break;
-    }
-  host_locked_.erase(found);
+  host_registration_.remove(address, directory_.get(), accelerators_);
 }
 
 int Runtime::device_count(nanort_device_kind kind) const {
@@ -1197,162 +822,16 @@ int Runtime::device_count(nanort_device_kind kind) const {
 
 void Runtime::open_devices(std::vector<std::string> &warnings) {
   for (auto &queue : device_queues_) queue = make_scheduler(config_.scheduler);
-  // What each backend found and what went wrong, for NANORT_REQUIRE: a machine that must have
-  // GPUs fails here, with the backend's error, instead of running without them.
-  struct Backend {
-    int found = 0;
-    std::string problem;
-  } cuda_seen, opencl_seen, opencl_gpus_seen;
-  const auto problem = [&warnings](Backend &backend, std::string text) {
-    backend.problem = text;
-    warnings.push_back(std::move(text));
-  };
-  const auto required = [this](const char *kind) {
-    return std::any_of(config_.require.begin(), config_.require.end(),
-                       [kind](const DeviceRequirement &r) { return r.kind == kind; });
-  };
-#if NANORT_HAVE_CUDA
-  // (A required kind is listed even when none of its devices is chosen.)
-  if (config_.cuda_devices != "none" || required("cuda")) {
-    std::vector<cuda::DeviceInfo> found;
-    try {
-      std::string why_none;  // no driver, or no GPU: not a warning, but NANORT_REQUIRE says it
-      found = cuda::list_devices(&why_none);
-      if (found.empty()) cuda_seen.problem = why_none;
-    } catch (const std::exception &e) {
-      problem(cuda_seen, std::string("CUDA devices cannot be listed (") + e.what() +
-                             "); no CUDA device is used");
-    }
-    cuda_seen.found = static_cast<int>(found.size());
-    std::vector<std::size_t> chosen;
-    try {
-      chosen = cuda::select_devices(found, config_.cuda_devices);
-    } catch (const std::invalid_argument &e) {
-      throw ConfigError("NANORT_CUDA_DEVICES='" + config_.cuda_devices + "': " + e.what());
-    }
-    // Several ranks of an MPI job on this node, GPUs left to the default: a share each.
-    if (config_.cuda_devices == "all" && !std::getenv("NANORT_CUDA_DEVICES"))
-      chosen = share_for_rank(chosen, local_rank_from_environment());
-    try {
-      for (auto &device : cuda::open_devices(found, chosen))
-        accelerators_.push_back(std::move(device));
-    } catch (const std::exception &e) {
-      problem(cuda_seen, std::string("CUDA devices cannot be opened (") + e.what() +
-                             "); no CUDA device is used");
-    }
-  }
-#else
-  cuda_seen.problem = "this build of nanort has no CUDA backend (cuda.h was not found)";
-  if (config_.cuda_devices != "all" && config_.cuda_devices != "none")
-    warnings.push_back("NANORT_CUDA_DEVICES is set but this build has no CUDA backend");
-#endif
-  if (config_.opencl_devices != "none" || required("opencl") || required("opencl-gpu")) {
-    std::vector<opencl::DeviceInfo> found;
-    try {
-      found = opencl::list_devices();
-    } catch (const std::exception &e) {
-      problem(opencl_seen, std::string("OpenCL devices cannot be listed (") + e.what() +
-                               "); no OpenCL device is used");
-      opencl_gpus_seen.problem = opencl_seen.problem;
-    }
-    opencl_seen.found = static_cast<int>(found.size());
-    for (const opencl::DeviceInfo &info : found)
-      if (info.type & CL_DEVICE_TYPE_GPU) ++opencl_gpus_seen.found;
-    std::vector<std::size_t> chosen;
-    try {
-      chosen = opencl::select_devices(found, config_.opencl_devices);
-    } catch (const std::invalid_argument &e) {
-      throw ConfigError("NANORT_OPENCL_DEVICES='" + config_.opencl_devices + "': " + e.what());
-    }
-    // The same for GPUs through OpenCL (not CPU devices: they share the node's cores anyway).
-    if (config_.opencl_devices == "auto" && !std::getenv("NANORT_OPENCL_DEVICES") &&
-        !chosen.empty() && !(found[chosen.front()].type & CL_DEVICE_TYPE_CPU))
-      chosen = share_for_rank(chosen, local_rank_from_environment());
-    if (!chosen.empty()) {
-      program_cache_ =
-          std::make_unique<opencl::ProgramCache>(opencl::default_program_cache_folder());
-      if (!program_cache_->enabled() && !program_cache_->folder().empty())
-        warnings.push_back("OpenCL programs are not cached on disk: " +
-                           program_cache_->disabled_reason());
-      try {
-        for (auto &device : opencl::open_devices(found, chosen, *program_cache_,
-                                                 config_.opencl_context_per_device))
-          accelerators_.push_back(std::move(device));
-      } catch (const std::exception &e) {
-        problem(opencl_seen, std::string("OpenCL devices cannot be opened (") + e.what() +
-                                 "); no OpenCL device is used");
-        opencl_gpus_seen.problem = opencl_seen.problem;
-        std::erase_if(accelerators_, [](const std::unique_ptr<Accelerator> &accelerator) {
-          return accelerator->kind() == NANORT_DEVICE_OPENCL;
-        });
-      }
-    }
-  }
+  // Each backend lists, selects and opens its devices (device/backend.hpp); NANORT_REQUIRE is
+  // checked against what each found and what went wrong.
+  backends_ = make_backends();
+  open_backends(backends_, config_, accelerators_, warnings);
   for (const auto &accelerator : accelerators_) ++device_counts_[accelerator->kind()];
-
-  for (const DeviceRequirement &required : config_.require) {
-    const Backend &seen = required.kind == "cuda"     ? cuda_seen
-                          : required.kind == "opencl" ? opencl_seen
-                                                      : opencl_gpus_seen;
-    const char *what = required.kind == "cuda"     ? "CUDA device(s)"
-                       : required.kind == "opencl" ? "OpenCL device(s)"
-                                                   : "OpenCL GPU(s)";
-    if (seen.found >= required.count && seen.problem.empty()) continue;
-    std::string text = "NANORT_REQUIRE asks for " + std::to_string(required.count) + " " + what +
-                       ": ";
-    if (seen.found < required.count)
-      text += std::to_string(seen.found) + " found";
-    else
-      text += std::to_string(seen.found) + " found, but";
-    if (!seen.problem.empty()) text += (seen.found < required.count ? "; " : " ") + seen.problem;
-    throw ConfigError(text);
-  }
+  check_requirements(backends_, config_);
 }
 
 bool Runtime::is_device_task(const Task *task) const {
   return task->impl && task->impl->device != NANORT_DEVICE_SMP;
-}
-
-Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t manager) {
-  if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
-  // Even spread: past two tasks of its own, a device takes more only while no other device
-  // of its kind holds fewer; else the first device to look would fill its whole in-flight
-  // window with independent tasks that another device could start now. And holding
-  // NANORT_DEVICE_LOOKAHEAD tasks from this queue it takes none: the rest go to whichever
-  // device frees up first, so that tasks of unequal cost (Julia's slices) even out by time,
-  // not by count. (The tasks of its own queue, such as those launched behind its kernels, do
-  // not count: a chain of them goes on while the device takes other work.)
-  // (managers_ is read only once every manager exists: the first ones run while the others
-  // are made.)
-  if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
-    return device_queues_[kind]->pop(device);
-  const double mine = managers_[manager]->load();
-  if (managers_[manager]->shared_load() >= config_.device_lookahead) return nullptr;
-  if (mine >= 2)
-    for (std::size_t m = 0; m < managers_.size(); ++m)
-      if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
-        return nullptr;
-  return device_queues_[kind]->pop(device);
-}
-
-bool Runtime::device_work_waiting(nanort_device_kind kind) const {
-  return device_queues_[kind]->size_hint() > 0;
-}
-
-void Runtime::device_data(const Task &task, std::vector<dc::DataAccess> &data) const {
-  data.clear();
-  auto add = [&](const Access &access) {
-    data.push_back({access.region, access.mode != NANORT_OUT, access.mode != NANORT_IN});
-  };
-  for (const Access &copy : task.copies) add(copy);
-  if (task.copy_deps)
-    for (const Access &access : task.accesses) {
-      bool replaced = false;  // a copy clause of the same bytes says how they move
-      for (const Access &copy : task.copies)
-        replaced = replaced || (copy.region.first() == access.region.first() &&
-                                copy.region.last_end() == access.region.last_end());
-      if (!replaced) add(access);
-    }
 }
 
 void Runtime::acquire_host_data(Task *task) {
@@ -1363,204 +842,6 @@ void Runtime::acquire_host_data(Task *task) {
   for (const Access &copy : task->copies)
     data.push_back({copy.region, copy.mode != NANORT_OUT, copy.mode != NANORT_IN});
   directory_->acquire_host(data);
-}
-
-void Runtime::device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) {
-  task->failed = failed;
-  if (observer_->recording()) observer_->task_ran(lane, *task, start_ns, Observer::now_ns(), failed);
-  task->destroy_args();
-  finish_body(task, nullptr);
-}
-
-void Runtime::place(Task *task) {
-  // The candidates: each device of each kind the task has an implementation for, and the CPU
-  // workers if it has an smp one.
-  SmallVector<PlacementCandidate, 8> candidates;
-  const bool scored = affinity_.has(task->label);
-  for (std::uint32_t i = 0; i < task->site->num_impls; ++i) {
-    const nanort_task_impl &impl = task->site->impls[i];
-    // nanort_task_set_device with index -1: any device of that kind.
-    if (task->wanted_kind >= 0 && static_cast<int>(impl.device) != task->wanted_kind) continue;
-    if (impl.device == NANORT_DEVICE_SMP) {
-      if (!impl.smp_fn || device_count(NANORT_DEVICE_SMP) == 0) continue;
-      PlacementCandidate cpu;
-      cpu.impl = &impl;
-      cpu.load = static_cast<double>(ready_->approximate_size()) / device_count(NANORT_DEVICE_SMP);
-      if (scored) cpu.affinity = affinity_.score(task->label, "smp", "smp");
-      cpu.watts = config_.smp_watts;
-      candidates.push_back(cpu);
-      continue;
-    }
-    if (!impl.kernel_name || !impl.module) continue;
-    for (std::size_t d = 0; d < accelerators_.size(); ++d) {
-      if (static_cast<std::uint32_t>(accelerators_[d]->kind()) != impl.device) continue;
-      PlacementCandidate device;
-      device.impl = &impl;
-      device.kind = accelerators_[d]->kind();
-      device.device = static_cast<int>(d);
-      device.load = managers_[d]->load();
-      if (scored)
-        device.affinity = affinity_.score(task->label, device_name(device.kind),
-                                          accelerators_[d]->name());
-      if (energy_policy_) {
-        const double measured =
-            energy_ && energy_gpu_[d] >= 0
-                ? energy_->busy_watts(static_cast<std::size_t>(energy_gpu_[d])) : 0.0;
-        device.watts = measured > 0 ? measured
-                       : device.kind == NANORT_DEVICE_CUDA ? config_.cuda_watts
-                                                           : config_.opencl_watts;
-      }
-      candidates.push_back(device);
-    }
-  }
-  if (candidates.empty()) return;  // (submit checked that it can run somewhere)
-  if (energy_policy_ && energy_) {  // the GPUs' power while busy, every 100 ms at most
-    static thread_local std::vector<bool> busy;
-    busy.assign(accelerators_.size(), false);
-    for (std::size_t d = 0; d < accelerators_.size(); ++d)
-      if (energy_gpu_[d] >= 0) busy[static_cast<std::size_t>(energy_gpu_[d])] = managers_[d]->load() > 0;
-    energy_->sample(busy);
-  }
-  std::size_t chosen = 0;
-  if (!placement_) {  // breadth-first: only the affinity scores place
-    chosen = choose_by_affinity(std::span<const PlacementCandidate>(candidates.begin(),
-                                                                     candidates.size()));
-    if (chosen == candidates.size()) return;  // no score for the places of this machine
-  } else if (candidates.size() > 1) {
-    // Where its data lives: asked of the directory only when there is a choice to make.
-    static thread_local std::vector<dc::DataAccess> data;
-    static thread_local std::vector<dc::LocatedBytes> located;
-    device_data(*task, data);
-    directory_->locate(data, located);
-    std::uint64_t read_bytes = 0, written_bytes = 0;
-    for (const dc::DataAccess &access : data) {
-      if (access.reads) read_bytes += access.region.bytes();
-      if (access.writes) written_bytes += access.region.bytes();
-    }
-    const int workers = device_count(NANORT_DEVICE_SMP);
-    for (PlacementCandidate &candidate : candidates) {
-      const dc::SpaceId space =
-          candidate.device < 0 ? dc::kHost : static_cast<dc::SpaceId>(candidate.device + 1);
-      candidate.valid = located[space].valid;
-      candidate.owned = located[space].owned;
-      if (!perf_model_) continue;
-      // Copies: the bytes it reads that are not there, and on a device the bytes it writes,
-      // which go home later, at the rate the device's staging has shown (16 GB/s for data
-      // going to the host from a device: the CPU's side has no staging of its own to measure).
-      const std::uint64_t missing = read_bytes - std::min(read_bytes, candidate.valid);
-      if (candidate.device < 0)
-        candidate.transfer = static_cast<double>(missing) / 16e9;
-      else
-        candidate.transfer =
-            static_cast<double>(missing + written_bytes) *
-            managers_[static_cast<std::size_t>(candidate.device)]->seconds_per_byte();
-      if (candidate.device < 0) {
-        candidate.free_in = static_cast<double>(cpu_expected_ns_.load(std::memory_order_relaxed)) *
-                            1e-9 / std::max(1, workers);
-        candidate.expected = perf_model_->expected(perf_key(*task, "smp")).value_or(-1);
-      } else {
-        const std::size_t d = static_cast<std::size_t>(candidate.device);
-        candidate.free_in = managers_[d]->expected_work_s();
-        candidate.expected =
-            perf_model_->expected(perf_key(*task, accelerators_[d]->model())).value_or(-1);
-      }
-    }
-    chosen = placement_->choose(std::span<const PlacementCandidate>(candidates.begin(),
-                                                                     candidates.size()));
-  }
-  const PlacementCandidate &where = candidates[chosen];
-  task->impl = where.impl;
-  task->own_device = where.device;
-  if (perf_model_) {  // counted in the place's queued work until the task ends
-    // Its copies too: a GPU's queue of small tasks is mostly copies when data dominates.
-    task->expected_ns =
-        where.expected > 0 ? static_cast<std::int64_t>((where.expected + where.transfer) * 1e9) : 0;
-    if (where.device < 0)
-      cpu_expected_ns_.fetch_add(task->expected_ns, std::memory_order_relaxed);
-    else
-      managers_[static_cast<std::size_t>(where.device)]->add_expected_work(task->expected_ns);
-  }
-}
-
-PerfKey Runtime::perf_key(const Task &task, std::string place) const {
-  std::uint64_t bytes = 0;
-  for (const Access &access : task.accesses) bytes += access.region.bytes();
-  for (const Access &copy : task.copies) bytes += copy.region.bytes();
-  // The task kind's name, made once per label and location (static strings) and thread.
-  static thread_local std::map<std::tuple<const char *, const char *, int>, std::string> names;
-  std::string &name = names[{task.label, task.file, task.line}];
-  if (name.empty()) name = task.describe();
-  return PerfKey{name, std::move(place), PerfModel::size_class(bytes)};
-}
-
-void Runtime::device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,
-                                   bool ran) {
-  const std::size_t d = static_cast<std::size_t>(device);
-  if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
-  if (ran && perf_model_ && task.site)
-    perf_model_->record(perf_key(task, accelerators_[d]->model()),
-                        static_cast<double>(nanoseconds) * 1e-9);
-}
-
-double Runtime::expected_seconds(const nanort_task_site &site, const std::string &place,
-                                 std::uint64_t bytes) const {
-  if (!perf_model_) return -1;
-  const PerfKey key{Task::describe(site.label, site.file, site.line), place,
-                    PerfModel::size_class(bytes)};
-  return perf_model_->expected(key).value_or(-1);
-}
-
-std::size_t Runtime::shared_load(std::size_t index) const {
-  return managers_ready_.load(std::memory_order_acquire) && index < managers_.size()
-             ? managers_[index]->shared_load()
-             : 0;
-}
-
-std::uint32_t Runtime::early_across_kinds() const {
-  std::uint32_t kinds = 0;
-  for (int kind = 0; kind < NANORT_DEVICE_KIND_COUNT; ++kind) {
-    if (kind == NANORT_DEVICE_SMP) continue;
-    std::vector<dc::SpaceId> spaces;  // manager i has space i + 1
-    for (std::size_t i = 0; i < accelerators_.size(); ++i)
-      if (accelerators_[i]->kind() == kind) spaces.push_back(static_cast<dc::SpaceId>(i + 1));
-    bool all_direct = spaces.size() > 1;
-    for (dc::SpaceId from : spaces)
-      for (dc::SpaceId to : spaces)
-        if (from != to && !directory_->copies_directly(from, to)) all_direct = false;
-    if (all_direct) kinds |= 1u << kind;
-  }
-  return kinds;
-}
-
-void Runtime::device_task_launched(Task *task, int device) {
-  if (task->accesses.empty()) return;  // nobody depends on it
-  ReadyList ready;
-  task->parent->child_domain->launched(task, device, ready);
-  push_ready(ready);
-}
-
-std::string Runtime::memory_summary() const {
-  if (!directory_) return {};
-  std::string text;
-  char line[256];
-  std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8s %8s %9s %10s %10s\n", "memory",
-                "to device", "to host", "from peer", "hits", "misses", "evictions", "peak",
-                "limit");
-  text += line;
-  // Sizes as people read them: a few KiB never show as "0.0" MiB.
-  auto size = [](std::uint64_t bytes) { return bytes ? dc::human_size(bytes) : std::string("0"); };
-  for (dc::SpaceId space = 0; space < directory_->space_count(); ++space) {
-    const dc::TransferCounters c = directory_->counters(space);
-    const std::string name = space == dc::kHost ? "host" : accelerators_[space - 1]->name();
-    std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %10s %10s\n",
-                  name.c_str(), size(c.bytes_to_device).c_str(), size(c.bytes_to_host).c_str(),
-                  size(c.bytes_from_peer).c_str(), static_cast<unsigned long long>(c.hits),
-                  static_cast<unsigned long long>(c.misses),
-                  static_cast<unsigned long long>(c.evictions), size(c.peak_bytes).c_str(),
-                  space == dc::kHost ? "-" : size(directory_->capacity(space)).c_str());
-    text += line;
-  }
-  return text;
 }
 
 int Runtime::current_worker() {

@@ -1,5 +1,11 @@
-// Runtime: ties the parts together. Task creation and submission, the ready path into the
-// scheduler, execution on CPU workers, waiting, and the start-up / shutdown sequence.
+// Runtime: ties the parts together. The start-up / shutdown sequence and the wiring of the
+// parts (runtime.cpp), task creation and submission, the ready path into the scheduler,
+// execution on CPU workers, and waiting. The parts live in the folders that name them: the
+// backends (device/backend.hpp, cuda/, opencl/), the device managers and what they ask of the
+// runtime (device/device_work.hpp, device/runtime_device_work.cpp), the implementation choice
+// and placement (scheduler/runtime_placement.cpp), the CPU tasks' queues (ready/), spare
+// threads for blocking calls (cpu/spare_threads.hpp), reductions (runtime_reductions.cpp),
+// host registration (device/host_registration.hpp), statistics (observe/).
 //
 // Every thread outside the runtime's tasks (the main thread, threads the program starts) gets
 // an implicit root task of its own, so that its tasks have a parent, a dependency domain and
@@ -23,6 +29,8 @@
 
 #include "config.hpp"
 #include "dependencies.hpp"
+#include "device/device_work.hpp"
+#include "device/host_registration.hpp"
 #include "idle_waiters.hpp"
 #include "ready/ready_path.hpp"
 #include "scheduler/affinity.hpp"
@@ -31,6 +39,7 @@
 namespace nanort::rt {
 
 class Accelerator;
+class Backend;
 class CpuWorkerPool;
 class DeviceManager;
 class EnergyMeter;
@@ -39,15 +48,8 @@ class PerfModel;
 struct PerfKey;
 class PlacementPolicy;
 class SchedulerPolicy;
+class SpareThreads;
 class Topology;
-namespace opencl {
-class ProgramCache;
-}
-
-// Fatbin images of objects made by nvcc -c, registered at start-up (before the runtime starts,
-// so kept apart from it); read by the CUDA backend for NANORT_MODULE_CUDA_LINKED modules.
-void register_linked_cuda_image(const void *image);
-std::vector<const void *> linked_cuda_images();
 
 // No device can run any implementation of a task.
 struct NoDeviceError : std::runtime_error {
@@ -58,7 +60,7 @@ struct TaskFailedError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class Runtime {
+class Runtime final : public DeviceWork {
  public:
   // The running runtime, started on first use. A bad environment (ConfigError) ends the
   // program with a message and exit status 1. Throws std::logic_error after shutdown.
@@ -75,7 +77,7 @@ class Runtime {
   static void *take_failure_payload();
   // Statistics and trace now, from what ran so far, while tasks may still run (a fatal error:
   // the program ends next). Once; the stop does not repeat them.
-  void report_before_fatal_exit() { report(true); }
+  void report_before_fatal_exit() override { report(true); }
 
   Task *create(const nanort_task_site *site, std::size_t args_size);
   nanort_status submit(Task *task);
@@ -103,6 +105,8 @@ class Runtime {
   void blocking_call(void (*call)(void *), void *arg);
   // nanort_in_task: the calling thread runs a task's body.
   static bool in_task();
+  // The task whose body the calling thread runs; null outside task bodies.
+  static Task *running_task();
   // nanort_set_affinity.
   void set_affinity(const char *task, const char *place, double score) {
     affinity_.set(task, place, score);
@@ -121,25 +125,21 @@ class Runtime {
   // The task whose body the calling thread runs, else the thread's root task.
   Task *current_task();
 
-  // For device managers: the next ready task for a device, whether any waits, the data a
-  // device task moves, and the end of a device task (its failure already recorded).
-  // For the manager of device 'manager' (its number among all devices), index 'device' in its kind.
-  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager);
-  bool device_work_waiting(nanort_device_kind kind) const;
-  void device_data(const Task &task, std::vector<dc::DataAccess> &data) const;  // into 'data' 
-  void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed);
-  // NANORT_WRITE_BACK=eager and no task waits for 'task' yet: its results may go home now.
-  bool write_back_now(const Task *task) const {
+  // For device managers (device/device_work.hpp): the next ready task for a device, whether
+  // any waits, the data a device task moves, its results home early, and a device task's
+  // kernel launched, its time measured, its end (its failure already recorded).
+  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager) override;
+  bool device_work_waiting(nanort_device_kind kind) const override;
+  void device_data(const Task &task, std::vector<dc::DataAccess> &data) const override;
+  void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) override;
+  bool write_back_now(const Task *task) const override {
     // (A task with accesses was registered in its parent's domain, which exists by then.)
     return config_.eager_write_back && !task->accesses.empty() && task->parent &&
            task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }
-  // The kernel of 'task' was enqueued on device 'device' (the manager's number), which runs
-  // kernels in launch order: successors that can follow it there are handed to that device.
-  void device_task_launched(Task *task, int device);
-  // 'task' ended on device 'device' (the manager's number): for dmda, its expected time leaves
-  // the device's queued work and, if it ran, how long it took goes into the model.
-  void device_task_measured(const Task &task, int device, std::uint64_t nanoseconds, bool ran);
+  void device_task_launched(Task *task, int device) override;
+  void device_task_measured(const Task &task, int device, std::uint64_t nanoseconds,
+                            bool ran) override;
 
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
@@ -169,7 +169,6 @@ class Runtime {
   bool choose_wanted_device(Task *task, std::string &why_not) const;
   bool is_device_task(const Task *task) const;
   void acquire_host_data(Task *task);
-  std::string memory_summary() const;
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   // The placement policy chooses where 'task' runs (its implementation, and the device or the
@@ -214,22 +213,11 @@ class Runtime {
   std::vector<int> energy_gpu_;  // per accelerator: its number in energy_, -1 if not a CUDA GPU
   bool energy_policy_ = false;
   AffinityTable affinity_;
-  // Inside a task: counts the thread as blocked and wakes or starts a spare to run tasks in
-  // its place (false outside tasks, or when no thread can be started); then the reverse.
-  bool hand_over_worker();
-  void take_back_worker(bool handed_over);
-  // Spare threads (block_until): while 'blocked_' task threads wait, as many spares run tasks.
-  void spare_loop();
-  std::mutex spares_mutex_;
-  std::condition_variable spare_wanted_;
-  std::vector<std::thread> spares_;
-  int parked_spares_ = 0;  // under spares_mutex_: waiting to be wanted
-  int woken_spares_ = 0;   // under spares_mutex_: parked ones notified, not yet awake
-  std::atomic<int> blocked_{0}, running_spares_{0};
+  std::unique_ptr<SpareThreads> spares_;  // run tasks while tasks wait in blocking calls
   std::string perf_model_path_;
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
-  std::unique_ptr<opencl::ProgramCache> program_cache_;  // outlives the OpenCL devices
+  std::vector<std::unique_ptr<Backend>> backends_;  // outlive their devices (OpenCL programs)
   // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
   std::vector<std::unique_ptr<Accelerator>> accelerators_;
   std::unique_ptr<dc::Directory> directory_;  // null without devices
@@ -253,8 +241,7 @@ class Runtime {
   std::mutex report_mutex_;                // held while statistics and trace are written
   bool reported_ = false;                  // under report_mutex_
   bool uncollected_failures_ = false;       // seen by stop()
-  std::mutex host_locked_mutex_;
-  std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // nanort_host_register: start -> end
+  HostRegistration host_registration_;  // nanort_host_register
 };
 
 }  // namespace nanort::rt

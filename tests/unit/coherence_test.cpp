@@ -4,6 +4,7 @@
 // holding a valid copy; each row gives the state, the event, the acting space and the spaces
 // that copy into it directly, and the expected new state, copy steps, hit and new version.
 #include <nanort/dc/coherence.hpp>
+#include <nanort/dc/invariant.hpp>
 
 #include <gtest/gtest.h>
 
@@ -228,24 +229,44 @@ TEST(Coherence, InvariantsHoldForEveryTransition) {
         }
 }
 
-TEST(Coherence, NoValidCopyIsALogicError) {
+TEST(Coherence, NoValidCopyIsAnInternalError) {
   for (Event event : {Event::Read, Event::Write, Event::ReadWrite, Event::Evict, Event::Flush})
     for (SpaceId space : {kHost, D1, D2}) {
       if (event == Event::Evict && space == kHost) continue;
       SCOPED_TRACE(std::string(event_name(event)) + " at " + space_name(space));
-      EXPECT_THROW(coherence_transition(0, event, space, None), std::logic_error);
+      EXPECT_THROW(coherence_transition(0, event, space, None), nanort::InternalError);
     }
 }
 
-TEST(Coherence, EvictingTheHostIsALogicError) {
-  for (SpaceMask valid : {H, H | V1, V1, V1 | V2, H | V1 | V2}) {
-    SCOPED_TRACE(describe_state(valid, kCount));
-    EXPECT_THROW(coherence_transition(valid, Event::Evict, kHost, None), std::logic_error);
+// The message says that nanort is at fault, where, and what broke: not "invalid argument".
+TEST(Coherence, InternalErrorNamesItsCheck) {
+  try {
+    coherence_transition(0, Event::Read, kHost, None);
+    FAIL() << "no error for a fragment with no valid copy";
+  } catch (const nanort::InternalError &e) {
+    const std::string text = e.what();
+    const std::string start = "internal error in nanort at directory-cache/src/coherence.cpp:";
+    const std::string end =
+        ": coherence: a fragment with no valid copy (a bug in nanort: please report it, with "
+        "the program that shows it)";
+    ASSERT_GT(text.size(), start.size() + end.size()) << text;
+    EXPECT_EQ(text.substr(0, start.size()), start) << text;
+    EXPECT_EQ(text.substr(text.size() - end.size()), end) << text;
+    const std::string line = text.substr(start.size(), text.size() - start.size() - end.size());
+    EXPECT_EQ(line.find_first_not_of("0123456789"), std::string::npos) << text;
+    EXPECT_GT(std::stoi(line), 0) << text;
   }
 }
 
-TEST(Coherence, SpaceOutOfRangeIsALogicError) {
-  EXPECT_THROW(coherence_transition(H, Event::Read, kMaxSpaces, None), std::logic_error);
+TEST(Coherence, EvictingTheHostIsAnInternalError) {
+  for (SpaceMask valid : {H, H | V1, V1, V1 | V2, H | V1 | V2}) {
+    SCOPED_TRACE(describe_state(valid, kCount));
+    EXPECT_THROW(coherence_transition(valid, Event::Evict, kHost, None), nanort::InternalError);
+  }
+}
+
+TEST(Coherence, SpaceOutOfRangeIsAnInternalError) {
+  EXPECT_THROW(coherence_transition(H, Event::Read, kMaxSpaces, None), nanort::InternalError);
   EXPECT_NO_THROW(coherence_transition(H, Event::Read, kMaxSpaces - 1, None));
 }
 

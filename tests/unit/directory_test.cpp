@@ -5,6 +5,7 @@
 // buffers are heap memory), finish(). Host tasks call acquire_host(), taskwait is flush().
 // Every result is compared with a plain reference array updated the same way.
 #include <nanort/dc/directory.hpp>
+#include <nanort/dc/invariant.hpp>
 #include <nanort/dc/host_space.hpp>
 #include <nanort/dc/human_size.hpp>
 
@@ -764,10 +765,11 @@ TEST(Directory, DataTooLargeNamesTheSpace) {
   run_device_task(directory, kDev1, {in(b.data(), b.size())}, [](const Staging &) {});
   EXPECT_LE(directory.used_bytes(kDev1), 4096u);
 
-  // The host space has no capacity: staging there is a logic error.
+  // The host space has no capacity: staging there is an internal error (a manager stages only
+  // into its own device).
   Staging staging;
-  EXPECT_THROW(directory.stage(kHost, Accesses{in(a.data(), 1)}, staging), std::logic_error);
-  EXPECT_THROW(directory.stage(2, Accesses{in(a.data(), 1)}, staging), std::logic_error);
+  EXPECT_THROW(directory.stage(kHost, Accesses{in(a.data(), 1)}, staging), nanort::InternalError);
+  EXPECT_THROW(directory.stage(2, Accesses{in(a.data(), 1)}, staging), nanort::InternalError);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,11 +14,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include "../runtime.hpp"
 #include "../small_vector.hpp"
 #include "../spin_lock.hpp"
 #include "../task.hpp"
 #include "cuda_api.hpp"
+#include "cuda_backend.hpp"
 
 namespace nanort::rt::cuda {
 

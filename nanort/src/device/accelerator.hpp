@@ -17,6 +17,16 @@ namespace nanort::rt {
 
 struct Task;
 
+// A device kind's name, as messages and NANORT_AFFINITY name it.
+inline const char *device_name(std::uint32_t kind) {
+  switch (kind) {
+    case NANORT_DEVICE_SMP: return "smp";
+    case NANORT_DEVICE_CUDA: return "cuda";
+    case NANORT_DEVICE_OPENCL: return "opencl";
+    default: return "unknown";
+  }
+}
+
 // Where a kernel's pointer argument lands on the device: the allocation and the offset in it
 // of the host bytes 'pointer' names, from the task's data ('data', placed at
 // 'staging.placements'). A pointer to the start of an access takes that access; one inside an

@@ -7,18 +7,20 @@
 #include <exception>
 
 #include "../observe/observer.hpp"
-#include "../runtime.hpp"
+#include "../task.hpp"
 #include "../topology/topology.hpp"
 #include "accelerator.hpp"
+#include "device_work.hpp"
 
 namespace nanort::rt {
 
-DeviceManager::DeviceManager(Runtime &runtime, Accelerator &accelerator,
-                             dc::Directory &directory, dc::SpaceId space, int index_in_kind,
-                             int lane, int in_flight)
-    : runtime_(runtime), accelerator_(accelerator), directory_(directory), space_(space),
-      index_(index_in_kind), lane_(lane), in_flight_(static_cast<std::size_t>(in_flight)),
-      in_order_(accelerator.completes_in_order()), timing_(runtime.config().stats) {
+DeviceManager::DeviceManager(DeviceWork &work, const Topology &topology, bool timing,
+                             Accelerator &accelerator, dc::Directory &directory,
+                             dc::SpaceId space, int index_in_kind, int lane, int in_flight)
+    : work_(work), topology_(topology), accelerator_(accelerator), directory_(directory),
+      space_(space), index_(index_in_kind), lane_(lane),
+      in_flight_(static_cast<std::size_t>(in_flight)),
+      in_order_(accelerator.completes_in_order()), timing_(timing) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -66,13 +68,13 @@ Task *DeviceManager::pop_early() {
 }
 
 bool DeviceManager::work_waiting() const {
-  return early_count_.load() > 0 || runtime_.device_work_waiting(accelerator_.kind());
+  return early_count_.load() > 0 || work_.device_work_waiting(accelerator_.kind());
 }
 
 void DeviceManager::run() {
   // Near the device: its copies and completions involve the memory and the PCIe root of
   // that socket (hwloc; nothing happens where the device's place is unknown).
-  runtime_.topology().bind_thread_near(accelerator_.pci_bus_id());
+  topology_.bind_thread_near(accelerator_.pci_bus_id());
   const nanort_device_kind kind = accelerator_.kind();
   std::uint64_t idle_since = 0;  // when polling last found nothing to do
   // A task held back (its data cannot be placed while running tasks pin what it needs) is
@@ -122,7 +124,7 @@ void DeviceManager::run() {
     while (may_start && running_.size() < in_flight_) {
       Task *task = held_ ? held_ : pop_early();
       if (!task) {
-        task = runtime_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
+        task = work_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
         if (!task) break;
         task->from_shared_queue = true;
         shared_count_.fetch_add(1, std::memory_order_relaxed);
@@ -183,7 +185,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
     spare_.pop_back();
   }
   running.task = task;
-  runtime_.device_data(*task, running.data);
+  work_.device_data(*task, running.data);
   running.start_ns = Observer::now_ns();
   bool staged = false;
   try {
@@ -220,7 +222,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       // kernels, anywhere of its kind) are released.
       directory_.commit_launched(running.data, running.staging, running.done);
       task->launch_done = running.done;
-      runtime_.device_task_launched(task, static_cast<int>(space_) - 1);
+      work_.device_task_launched(task, static_cast<int>(space_) - 1);
     }
     if (timing_) {
       ++timing_sums_.tasks;
@@ -303,7 +305,7 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
     return;
   }
   // Results no task waits for go home now, on the copy-out stream, while the device goes on.
-  if (runtime_.write_back_now(running.task)) {
+  if (work_.write_back_now(running.task)) {
     try {
       directory_.write_back(running.data, space_);
     } catch (const std::exception &e) {  // nothing lost: the results stay here for the flush
@@ -311,8 +313,8 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
                    running.task->describe().c_str(), e.what());
     }
   }
-  runtime_.device_task_measured(*running.task, static_cast<int>(space_) - 1, ran_ns, true);
-  runtime_.device_task_done(running.task, lane_, running.start_ns, false);
+  work_.device_task_measured(*running.task, static_cast<int>(space_) - 1, ran_ns, true);
+  work_.device_task_done(running.task, lane_, running.start_ns, false);
 }
 
 void DeviceManager::stop_program(Task *task, const std::string &what) {
@@ -320,7 +322,7 @@ void DeviceManager::stop_program(Task *task, const std::string &what) {
                "nanort: %s failed on %s: %s\n"
                "nanort: the device cannot run anything after this error; the program stops\n",
                task->describe().c_str(), accelerator_.name().c_str(), what.c_str());
-  runtime_.report_before_fatal_exit();  // statistics and trace of what ran so far
+  work_.report_before_fatal_exit();  // statistics and trace of what ran so far
   std::fflush(nullptr);
   std::_Exit(EXIT_FAILURE);
 }
@@ -331,8 +333,8 @@ std::string DeviceManager::failed_here(Task *task, const std::string &what) cons
 
 void DeviceManager::fail(Task *task, std::string message, std::uint64_t start_ns) {
   task->parent->record_error(std::move(message));
-  runtime_.device_task_measured(*task, static_cast<int>(space_) - 1, 0, false);
-  runtime_.device_task_done(task, lane_, start_ns, true);
+  work_.device_task_measured(*task, static_cast<int>(space_) - 1, 0, false);
+  work_.device_task_done(task, lane_, start_ns, true);
 }
 
 }  // namespace nanort::rt

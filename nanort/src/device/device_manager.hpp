@@ -22,13 +22,17 @@
 namespace nanort::rt {
 
 class Accelerator;
-class Runtime;
+class DeviceWork;
+class Topology;
 struct Task;
 
 class DeviceManager {
  public:
-  DeviceManager(Runtime &runtime, Accelerator &accelerator, dc::Directory &directory,
-                dc::SpaceId space, int index_in_kind, int lane, int in_flight);
+  // 'work': where it takes tasks and reports on them; 'topology': to run near its device;
+  // 'timing': the statistics' breakdown of its tasks' time (NANORT_STATS).
+  DeviceManager(DeviceWork &work, const Topology &topology, bool timing,
+                Accelerator &accelerator, dc::Directory &directory, dc::SpaceId space,
+                int index_in_kind, int lane, int in_flight);
   ~DeviceManager();  // stops once every task it took is done
   DeviceManager(const DeviceManager &) = delete;
   DeviceManager &operator=(const DeviceManager &) = delete;
@@ -94,7 +98,8 @@ class DeviceManager {
   void fail(Task *task, std::string message, std::uint64_t start_ns);
   [[noreturn]] void stop_program(Task *task, const std::string &what);
 
-  Runtime &runtime_;
+  DeviceWork &work_;  // the runtime, as far as the manager knows it
+  const Topology &topology_;
   Accelerator &accelerator_;
   dc::Directory &directory_;
   const dc::SpaceId space_;

@@ -8,6 +8,8 @@
 // host before it enqueues.
 #pragma once
 
+#include <nanort/dc/invariant.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -89,7 +91,8 @@ class MemorySpace {
                                   std::size_t /*source_offset*/, DeviceBuffer /*target*/,
                                   std::size_t /*target_offset*/, std::size_t /*bytes*/,
                                   Dependencies /*after*/) {
-    throw std::logic_error(name() + " has no direct copy from another memory space");
+    // (The directory copies directly only where can_copy_from said yes.)
+    NANORT_UNREACHABLE_STATE(name() + " has no direct copy from another memory space");
   }
 
   // Pinned host memory for staging; an empty buffer when the backend has none.
