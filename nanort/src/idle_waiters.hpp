@@ -62,6 +62,7 @@ class IdleWaiters {
     return futex(FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : static_cast<std::uint32_t>(n));
   }
   bool has_sleepers() const { return sleepers_.load() > 0; }
+  int sleepers() const { return static_cast<int>(sleepers_.load()); }  // (tests)
 
  private:
   static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));

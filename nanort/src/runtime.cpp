@@ -444,7 +444,7 @@ thread_local ReadyList *not_run_queue = nullptr;
 
 void Runtime::push_ready(ReadyList &ready, Task **next) {
   if (ready.empty()) return;
-  bool queued = false;
+  std::size_t queued = 0;  // CPU tasks that went into the queues
   bool creator_waits = false;
   const int lane = CpuWorkerPool::current_lane();
   ReadyList not_run_here;
@@ -475,10 +475,10 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
     } else {
       // A CPU task: this thread's queue, or (a successor this worker released) its 'next',
       // to run here next, warm in its cache.
-      queued = ready_->push(task, lane, next) || queued;
+      if (ready_->push(task, lane, next)) ++queued;
     }
   }
-  if (queued) ready_->wake();
+  if (queued) ready_->wake(queued);
   if (creator_waits) idle_.notify_all();
   if (!not_run_here.empty()) {
     struct Draining {  // (reset however the loop ends)

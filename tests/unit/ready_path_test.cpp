@@ -226,6 +226,42 @@ TEST(ReadyPath, APushWakesASleeper) {
   }
 }
 
+// A task that queued several tasks at once wakes that many sleepers at once: none of them
+// wakes another here (they do not spin), so one woken at a time would leave tasks behind.
+TEST(ReadyPath, SeveralTasksQueuedAtOnceWakeAsManySleepers) {
+  Path p;
+  Tasks tasks;
+  constexpr int kSleepers = 3;
+  std::atomic<int> taken{0};
+  std::vector<std::thread> sleepers;
+  for (int i = 0; i < kSleepers; ++i)
+    sleepers.emplace_back([&] {
+      for (;;) {
+        if (p.path.take(-1)) {
+          taken.fetch_add(1);
+          return;
+        }
+        p.idle.sleep_unless([&] { return p.path.any_work(); });
+        p.path.woken();
+      }
+    });
+  // All asleep (announced, then a while to get into the futex) before the tasks come.
+  while (p.idle.sleepers() < kSleepers) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread pusher([&] {  // (its own queue, which the sleepers steal from)
+    for (int i = 0; i < kSleepers; ++i) ASSERT_TRUE(p.path.push(tasks.make(), -1));
+    p.path.wake(kSleepers);
+  });
+  pusher.join();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (taken.load() < kSleepers && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const int seen = taken.load();
+  if (seen < kSleepers) p.idle.notify_all();  // (let the test end)
+  for (std::thread &sleeper : sleepers) sleeper.join();
+  EXPECT_EQ(seen, kSleepers) << "sleepers left asleep with tasks waiting";
+}
+
 TEST(ReadyPath, AtMostHalfTheWorkersSpin) {
   Path p;
   Tasks tasks;

@@ -210,13 +210,18 @@ Task *ReadyPath::take(int lane) {
   return take_priority(INT_MIN);
 }
 
-void ReadyPath::wake() {
+void ReadyPath::wake(std::size_t queued) {
   // The fence orders the pushes before the look at spinning_; a spinner that stops looks the
   // other way round (stop_spinning, then the sleeper's check of any_work()).
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (spinning_.load() > 0) return;
+  const std::size_t spinning = static_cast<std::size_t>(std::max(0, spinning_.load()));
+  if (spinning >= queued) return;
   also_wake_.notify_after_fence(1);
   if (!idle_.has_sleepers()) return;
+  if (queued - spinning > 1) {
+    idle_.notify_after_fence(queued - spinning);
+    return;
+  }
   // One at a time: the one woken spins, and wakes the next if it finds work.
   if (waking_.load(std::memory_order_relaxed) || waking_.exchange(true)) return;
   if (idle_.notify_after_fence(1) <= 0) waking_.store(false);

@@ -25,7 +25,10 @@
 // (NANORT_SPIN_US) as a "spinner", at most half the workers at once, then sleeps on a futex.
 // A push wakes one sleeper only when no thread spins (a spinner will find the task); a spinner
 // that finds work, when it was the last one, wakes one sleeper in turn, which spins: workers
-// come up one by one as long as work remains. The common path (a busy worker pushing, or
+// come up one by one as long as work remains. A task that releases many successors at once
+// (a panel factorisation feeding its updates) wakes as many sleepers as it queued tasks
+// beyond the spinners, all at once: one by one, each woken thread costs the next a futex
+// round trip, and a wide step after a narrow one would start late. The common path (a busy worker pushing, or
 // taking from its own queue) reads the spinner count and writes nothing shared.
 #pragma once
 
@@ -62,8 +65,9 @@ class ReadyPath {
   // unless a waiting task has a higher priority; a lower-priority task already there goes to
   // the queues instead. Returns whether a task went into the queues (then call wake()).
   bool push(Task *task, int lane, Task **next = nullptr);
-  // After pushes: wakes a sleeper if no thread is polling for work.
-  void wake();
+  // After pushes of 'queued' tasks: wakes a sleeper if no thread is polling for work; when
+  // a task released several at once, as many sleepers as there are tasks beyond the pollers.
+  void wake(std::size_t queued = 1);
   // Whether a task waiting in the queues has a higher priority than 'task' (or 'task' has a
   // negative one, which every task of priority 0 outranks): then it must not run before them.
   bool outranked(const Task *task) const;
