@@ -8,8 +8,11 @@
 // block touches. Its owner keeps every entry apart from the bytes it tracks row by row, and
 // turns an entry into rows (demotes it) when something overlaps it without being it.
 //
-// A block lies in the plane of its stride S: byte a is row a / S, column a % S. Blocks whose
-// rows wrap past a column S are not taken (accepts()). Not thread-safe: the owner locks.
+// A block lies in the plane of its stride S, whose columns start at the first block's first
+// byte: byte a is row (a - o) / S, column (a - o) % S, where o is that byte's address modulo S.
+// (A matrix's rows rarely start at a multiple of S; measured from there, one column of its
+// tiles would wrap.) Blocks whose rows wrap past a column S are not taken (accepts()). Not
+// thread-safe: the owner locks.
 #pragma once
 
 #include <nanort/dc/region.hpp>
@@ -37,9 +40,9 @@ class BlockMap {
   // stride while the map has none yet) whose rows do not wrap, covering few enough cells.
   bool accepts(const dc::Region &region) const {
     if (region.rows < 2 || region.stride == 0) return false;
-    if (stride_ != 0 && region.stride != stride_) return false;
-    if (region.address % region.stride + region.row_bytes > region.stride) return false;
-    if (stride_ == 0) return true;
+    if (stride_ == 0) return region.row_bytes <= region.stride;  // (it will set the plane)
+    if (region.stride != stride_) return false;
+    if (column(region.address) + region.row_bytes > stride_) return false;
     const Rect r = rect(region);
     return (r.y1 / cell_rows_ - r.y0 / cell_rows_ + 1) *
                ((r.x1 - 1) / cell_bytes_ - r.x0 / cell_bytes_ + 1) <=
@@ -57,8 +60,13 @@ class BlockMap {
   Value &insert(const dc::Region &region) {
     if (stride_ == 0) {  // the first block sets the plane and its grid
       stride_ = region.stride;
+      shift_ = stride_ - region.address % stride_;  // (its first byte: column 0)
       cell_rows_ = region.rows;
       cell_bytes_ = region.row_bytes;
+      // A row of cells starts at its first row too: blocks of its shape in line with it (the
+      // tiles of one matrix) each fill one cell.
+      row_shift_ = 0;
+      row_shift_ = (cell_rows_ - row(region.address) % cell_rows_) % cell_rows_;
     }
     const Key key{region.address, region.row_bytes, region.rows};
     auto [it, made] = entries_.try_emplace(key);
@@ -83,7 +91,7 @@ class BlockMap {
     found.clear();
     if (entries_.empty()) return;
     if (region.is_contiguous() || region.stride != stride_ ||
-        region.address % region.stride + region.row_bytes > region.stride) {
+        column(region.address) + region.row_bytes > stride_) {
       region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
         add_hits_of_range(start, end, found);
       });
@@ -106,6 +114,8 @@ class BlockMap {
     cells_.clear();
     entries_.clear();
     stride_ = 0;
+    shift_ = 0;
+    row_shift_ = 0;
   }
 
  private:
@@ -129,10 +139,15 @@ class BlockMap {
     std::uint64_t y0, y1, x0, x1;
   };
 
-  Rect rect(const dc::Region &region) const {
-    const std::uint64_t s = region.stride;
-    return {region.address / s, region.address / s + region.rows - 1, region.address % s,
-            region.address % s + region.row_bytes};
+  // A byte's row and column in the plane (the map has a stride).
+  std::uint64_t row(std::uintptr_t address) const {
+    return (address + shift_) / stride_ + row_shift_;
+  }
+  std::uint64_t column(std::uintptr_t address) const { return (address + shift_) % stride_; }
+
+  Rect rect(const dc::Region &region) const {  // (a region of the map's stride)
+    return {row(region.address), row(region.address) + region.rows - 1, column(region.address),
+            column(region.address) + region.row_bytes};
   }
   Rect rect_of(const Key &key) const {
     return rect(dc::Region{key.address, key.row_bytes, key.rows, stride_});
@@ -145,21 +160,21 @@ class BlockMap {
   }
   // Whether the bytes [start, end) share one with the block 'b'.
   bool range_hits(std::uintptr_t start, std::uintptr_t end, const Rect &b) const {
-    const std::uint64_t y0 = start / stride_, y1 = (end - 1) / stride_;
+    const std::uint64_t y0 = row(start), y1 = row(end - 1);
     const std::uint64_t lo = std::max(y0, b.y0), hi = std::min(y1, b.y1);
     if (lo > hi) return false;
     for (std::uint64_t y : {lo, hi}) {  // the rows in common at each end; any between is whole
-      const std::uint64_t from = y == y0 ? start % stride_ : 0;
-      const std::uint64_t to = y == y1 ? (end - 1) % stride_ + 1 : stride_;
+      const std::uint64_t from = y == y0 ? column(start) : 0;
+      const std::uint64_t to = y == y1 ? column(end - 1) + 1 : stride_;
       if (from < b.x1 && b.x0 < to) return true;
     }
     return hi - lo >= 2;  // a row between lo and hi is covered whole
   }
   void add_hits_of_range(std::uintptr_t start, std::uintptr_t end,
                          std::vector<dc::Region> &found) const {
-    const std::uint64_t y0 = start / stride_, y1 = (end - 1) / stride_;
-    const Rect span{y0, y1, y0 == y1 ? start % stride_ : 0,
-                    y0 == y1 ? (end - 1) % stride_ + 1 : stride_};
+    const std::uint64_t y0 = row(start), y1 = row(end - 1);
+    const Rect span{y0, y1, y0 == y1 ? column(start) : 0,
+                    y0 == y1 ? column(end - 1) + 1 : stride_};
     visit_candidates(span, [&](const Key &key) {
       if (range_hits(start, end, rect_of(key))) add_unique(found, key);
     });
@@ -197,6 +212,8 @@ class BlockMap {
   }
 
   std::size_t stride_ = 0;  // 0 until the first block
+  std::size_t shift_ = 0;   // added to an address so that the plane's column 0 is at 0 mod S
+  std::uint64_t row_shift_ = 0;  // added to a row so that the grid's rows start at the first's
   std::size_t cell_rows_ = 1, cell_bytes_ = 1;
   std::pmr::unsynchronized_pool_resource pool_;  // declared first: outlives the maps
   std::pmr::unordered_map<Key, Value, KeyHash> entries_;

@@ -536,6 +536,27 @@ TEST_F(Domain, TilesAreOneFragmentEach) {
   EXPECT_EQ(domain_.fragment_count(), 0u);  // all done: forgotten
 }
 
+// A matrix whose rows do not start at a multiple of the stride (malloc's matrices rarely do):
+// measured from address 0, its second column of tiles would wrap past the end of a row; the
+// plane starts at the first tile, so every tile stays one fragment.
+TEST_F(Domain, TilesOfAMatrixAtAnyAddressAreOneFragmentEach) {
+  constexpr std::size_t kBase = 40;  // (the tile at column 1 spans bytes 56 to 72 mod 64)
+  const auto at = [](std::size_t ti, std::size_t tj, nanort_access_mode mode) {
+    return block(kBase + ti * kTile * kRow + tj * kTile, kTile, kTile, kRow, mode);
+  };
+  std::vector<Task *> writers, readers;
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) writers.push_back(add({at(i, j, NANORT_OUT)}));
+  EXPECT_EQ(domain_.fragment_count(), 16u);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j) readers.push_back(add({at(i, j, NANORT_IN)}));
+  EXPECT_EQ(domain_.fragment_count(), 16u);
+  for (std::size_t t = 0; t < writers.size(); ++t)
+    EXPECT_EQ(release(writers[t]), Tasks{readers[t]}) << "tile " << t;
+  for (Task *reader : readers) release(reader);
+  EXPECT_EQ(domain_.fragment_count(), 0u);
+}
+
 TEST_F(Domain, RowThroughTilesTurnsThemIntoRows) {
   Task *w00 = add({tile(0, 0, NANORT_OUT)});
   Task *w01 = add({tile(0, 1, NANORT_OUT)});
