@@ -75,6 +75,7 @@ DependencyDomain::Fragment::~Fragment() {
 namespace {
 std::atomic<std::uint64_t> retired_edges{0};
 constexpr std::uint64_t kForgetEvery = 16;  // registrations between two looks at forget_list_
+constexpr std::uint32_t kForgetBatch = 64;  // a release making forget_list_ this long empties it
 }
 
 std::uint64_t DependencyDomain::total_edges() { return retired_edges.load(); }
@@ -551,11 +552,18 @@ void DependencyDomain::forget_later(Task *task) {
     task->prune_next = head;
   } while (!forget_list_.compare_exchange_weak(head, task, std::memory_order_release,
                                                std::memory_order_relaxed));
+  // A long list: forget them now, under the lock (once in kForgetBatch releases), so that
+  // tasks go back to the pool while their memory is warm.
+  if (forget_count_.fetch_add(1, std::memory_order_relaxed) + 1 >= kForgetBatch) {
+    std::lock_guard<SpinLock> guard(lock_);
+    forget_deferred();
+  }
 }
 
 void DependencyDomain::forget_deferred() {
   if (!forget_list_.load(std::memory_order_relaxed)) return;
   Task *task = forget_list_.exchange(nullptr, std::memory_order_acquire);
+  forget_count_.store(0, std::memory_order_relaxed);  // (a push in between: a later batch)
   while (task) {
     Task *const next = task->prune_next;
     forget_done_fragments(task);

@@ -40,8 +40,9 @@
 // on it): under its own successors_lock it marks itself released and takes its successors
 // (a registration links to a predecessor under that lock too, so an edge is either taken or
 // never made), then counts each successor down atomically. Its fragments are forgotten
-// later, under the domain lock, by a registration (one in 16) or a release that takes it
-// (a lock-free list of such tasks).
+// later, under the domain lock, by a registration (one in 16), a release that takes it, or
+// the release that makes that list 64 long (a lock-free list of such tasks: each holds its
+// memory until then, and memory that is reused soon is still in the caches).
 
 #pragma once
 
@@ -156,6 +157,7 @@ class DependencyDomain {
   // Tasks released without the lock whose fragments are still to be forgotten (linked by
   // Task::prune_next, each holding a reference). On a line of its own: workers push to it.
   alignas(64) std::atomic<Task *> forget_list_{nullptr};
+  std::atomic<std::uint32_t> forget_count_{0};  // about how many are on it (never more)
 };
 
 }  // namespace nanort::rt

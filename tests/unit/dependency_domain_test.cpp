@@ -557,6 +557,20 @@ TEST_F(Domain, TilesOfAMatrixAtAnyAddressAreOneFragmentEach) {
   EXPECT_EQ(domain_.fragment_count(), 0u);
 }
 
+// Tasks released without the domain lock hold their memory until their fragments are
+// forgotten; with no registration coming (a creator in taskwait), the release that makes the
+// list of them 64 long forgets them, so that their memory goes back while it is warm.
+TEST_F(Domain, TasksReleasedWithoutTheLockAreForgottenSixtyFourAtATime) {
+  std::vector<Task *> writers;
+  for (std::size_t i = 0; i < 64; ++i) writers.push_back(add({out(i * 8, 8)}));
+  const int held = writers[0]->refs.load();  // the test's, and its fragment's
+  for (std::size_t i = 0; i < 63; ++i) release(writers[i]);
+  EXPECT_EQ(writers[0]->refs.load(), held + 1) << "kept on the list, with its fragment";
+  release(writers[63]);
+  EXPECT_EQ(writers[0]->refs.load(), held - 1) << "list and fragment forgotten";
+  EXPECT_EQ(writers[63]->refs.load(), held - 1);
+}
+
 TEST_F(Domain, RowThroughTilesTurnsThemIntoRows) {
   Task *w00 = add({tile(0, 0, NANORT_OUT)});
   Task *w01 = add({tile(0, 1, NANORT_OUT)});
