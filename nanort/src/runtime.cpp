@@ -18,6 +18,7 @@
 #include "device/accelerator.hpp"
 #include "device/backend.hpp"
 #include "device/device_manager.hpp"
+#include "device/device_numbering.hpp"
 #include "device/host_registration.hpp"
 #include "device/rank_share.hpp"
 #include "observe/energy.hpp"
@@ -238,13 +239,13 @@ Runtime::Runtime() {
       copy_listener_ = std::make_unique<TraceCopies>(*observer_, config_.cpu_workers);
       directory_->set_listener(copy_listener_.get());
     }
-    int per_kind[NANORT_DEVICE_KIND_COUNT] = {};
+    auto kind_of = [&](std::size_t d) { return accelerators_[d]->kind(); };
     for (std::size_t i = 0; i < accelerators_.size(); ++i) {
       Accelerator &accelerator = *accelerators_[i];
+      const int device = static_cast<int>(i);
       managers_.push_back(std::make_unique<DeviceManager>(
-          *this, *topology_, config_.stats, accelerator, *directory_,
-          static_cast<dc::SpaceId>(i + 1),
-          per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
+          *this, *topology_, config_.stats, accelerator, *directory_, device,
+          index_in_kind(kind_of, device), config_.cpu_workers + device,
           config_.device_in_flight > 0 ? config_.device_in_flight
           : accelerator.completes_in_order() ? 32 : 8));
     }
