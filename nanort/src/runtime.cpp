@@ -456,14 +456,14 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
       (not_run_queue ? *not_run_queue : not_run_here).push_back(task);
       continue;
     }
-    if (!task->early_released && task->own_device < 0 && !task->undeferred && task->site &&
+    if (!task->early_released && task->placed_device < 0 && !task->undeferred && task->site &&
         !accelerators_.empty() && (placement_ || affinity_.has(task->label)))
       place(task);
     if (task->early_released && task->early_device >= 0) {
       // Behind its predecessors' kernels on that device.
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
-    } else if (task->own_device >= 0) {
-      managers_[static_cast<std::size_t>(task->own_device)]->push_own(task);
+    } else if (task->placed_device >= 0) {
+      managers_[static_cast<std::size_t>(task->placed_device)]->push_own(task);
     } else if (is_device_task(task)) {
       // (Released behind kernels of several devices: any device of its kind waits for them.)
       if (task->early_released) early_across_releases_.fetch_add(1, std::memory_order_relaxed);

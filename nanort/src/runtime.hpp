@@ -172,7 +172,7 @@ class Runtime final : public DeviceWork {
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   // The placement policy chooses where 'task' runs (its implementation, and the device or the
-  // CPU workers); the device's number goes to task->own_device.
+  // CPU workers); the device's number goes to task->placed_device.
   void place(Task *task);
   // The device kinds (bits) with two devices or more, every pair of which copies directly
   // (DependencyDomain::set_early_across_kinds).

@@ -5,7 +5,7 @@
 //  - its device number (also "manager number"): its place among all the devices the runtime
 //    opened, 0, 1, ...: the CUDA devices first, then the OpenCL ones (make_backends' order).
 //    It indexes Runtime's accelerators_ and managers_ (Runtime::accelerators() for tools and
-//    tests), and is the device in Task::own_device, Task::launched_on, Task::early_device,
+//    tests), and is the device in Task::placed_device, Task::launched_on, Task::early_device,
 //    Task::early_after, PlacementCandidate::device and DeviceWork's reports. -1, where a
 //    place is meant (placement), is the CPU workers.
 //  - its index in its kind: its place among the opened devices of its kind, 0, 1, ...: the

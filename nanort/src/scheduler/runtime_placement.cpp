@@ -79,7 +79,7 @@ bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
       accelerators_.size(), [&](std::size_t d) { return accelerators_[d]->kind(); }, kind,
       task->wanted_index);
   if (device >= 0) {
-    task->own_device = device;
+    task->placed_device = device;
     return true;
   }
   why_not = task->describe() + " was placed on " + kind_name + " device " +
@@ -185,7 +185,7 @@ void Runtime::place(Task *task) {
   }
   const PlacementCandidate &where = candidates[chosen];
   task->impl = where.impl;
-  task->own_device = where.device;
+  task->placed_device = where.device;
   if (perf_model_) {  // counted in the place's queued work until the task ends
     // Its copies too: a GPU's queue of small tasks is mostly copies when data dominates.
     task->expected_ns =
