@@ -232,9 +232,11 @@ NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, co
                                                  const size_t *local);
 /* Device implementations: dynamic shared (CUDA) or local (OpenCL) memory bytes. */
 NANORT_API void nanort_task_set_shmem(nanort_task *task, size_t bytes);
-/* Runs the task on one device: device 'index' (0, 1, ... in the order nanort-info lists them)
- * of 'kind', with the task's implementation for that kind (for NANORT_DEVICE_SMP, any CPU
- * worker; the index is not used). With index -1, on any device of 'kind' (the scheduler picks
+/* Runs the task on one device: device 'index' of 'kind' (0, 1, ...: the device named
+ * cuda<index> or opencl<index> in nanort-info's list of the devices the runtime runs tasks on;
+ * not the numbers that NANORT_CUDA_DEVICES and NANORT_OPENCL_DEVICES select by, which count the
+ * devices found, used or not), with the task's implementation for that kind (for
+ * NANORT_DEVICE_SMP, any CPU worker; the index is not used). With index -1, on any device of 'kind' (the scheduler picks
  * which). Submitting fails with NANORT_ERROR_NO_DEVICE when the task has no implementation for
  * 'kind' or there is no such device. For placement made by hand (a static split of the work,
  * tests); the scheduler places every other task. */

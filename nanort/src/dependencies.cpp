@@ -370,7 +370,7 @@ void DependencyDomain::count_launched(Task *successor, const Task *predecessor) 
   const int device = predecessor->launched_on;
   const bool across =
       (early_across_kinds.load(std::memory_order_relaxed) >> successor->impl->device) & 1u;
-  const bool elsewhere = (successor->own_device >= 0 && successor->own_device != device) ||
+  const bool elsewhere = (successor->placed_device >= 0 && successor->placed_device != device) ||
                          (successor->early_device >= 0 && successor->early_device != device) ||
                          successor->early_device == kEarlyAnyDevice;
   if (elsewhere && !across) {

@@ -18,6 +18,7 @@
 #include "device/accelerator.hpp"
 #include "device/backend.hpp"
 #include "device/device_manager.hpp"
+#include "device/device_numbering.hpp"
 #include "device/host_registration.hpp"
 #include "device/rank_share.hpp"
 #include "observe/energy.hpp"
@@ -238,13 +239,13 @@ Runtime::Runtime() {
       copy_listener_ = std::make_unique<TraceCopies>(*observer_, config_.cpu_workers);
       directory_->set_listener(copy_listener_.get());
     }
-    int per_kind[NANORT_DEVICE_KIND_COUNT] = {};
+    auto kind_of = [&](std::size_t d) { return accelerators_[d]->kind(); };
     for (std::size_t i = 0; i < accelerators_.size(); ++i) {
       Accelerator &accelerator = *accelerators_[i];
+      const int device = static_cast<int>(i);
       managers_.push_back(std::make_unique<DeviceManager>(
-          *this, *topology_, config_.stats, accelerator, *directory_,
-          static_cast<dc::SpaceId>(i + 1),
-          per_kind[accelerator.kind()]++, config_.cpu_workers + static_cast<int>(i),
+          *this, *topology_, config_.stats, accelerator, *directory_, device,
+          index_in_kind(kind_of, device), config_.cpu_workers + device,
           config_.device_in_flight > 0 ? config_.device_in_flight
           : accelerator.completes_in_order() ? 32 : 8));
     }
@@ -455,14 +456,14 @@ void Runtime::push_ready(ReadyList &ready, Task **next) {
       (not_run_queue ? *not_run_queue : not_run_here).push_back(task);
       continue;
     }
-    if (!task->early_released && task->own_device < 0 && !task->undeferred && task->site &&
+    if (!task->early_released && task->placed_device < 0 && !task->undeferred && task->site &&
         !accelerators_.empty() && (placement_ || affinity_.has(task->label)))
       place(task);
     if (task->early_released && task->early_device >= 0) {
       // Behind its predecessors' kernels on that device.
       managers_[static_cast<std::size_t>(task->early_device)]->push_own(task);
-    } else if (task->own_device >= 0) {
-      managers_[static_cast<std::size_t>(task->own_device)]->push_own(task);
+    } else if (task->placed_device >= 0) {
+      managers_[static_cast<std::size_t>(task->placed_device)]->push_own(task);
     } else if (is_device_task(task)) {
       // (Released behind kernels of several devices: any device of its kind waits for them.)
       if (task->early_released) early_across_releases_.fetch_add(1, std::memory_order_relaxed);

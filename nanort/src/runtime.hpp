@@ -128,7 +128,7 @@ class Runtime final : public DeviceWork {
   // For device managers (device/device_work.hpp): the next ready task for a device, whether
   // any waits, the data a device task moves, its results home early, and a device task's
   // kernel launched, its time measured, its end (its failure already recorded).
-  Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager) override;
+  Task *pop_device_task(nanort_device_kind kind, int index, std::size_t device) override;
   bool device_work_waiting(nanort_device_kind kind) const override;
   void device_data(const Task &task, std::vector<dc::DataAccess> &data) const override;
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) override;
@@ -172,7 +172,7 @@ class Runtime final : public DeviceWork {
   // 'next', when given, may receive one ready task for the caller to run next.
   void push_ready(ReadyList &ready, Task **next = nullptr);
   // The placement policy chooses where 'task' runs (its implementation, and the device or the
-  // CPU workers); the device's number goes to task->own_device.
+  // CPU workers); the device's number goes to task->placed_device.
   void place(Task *task);
   // The device kinds (bits) with two devices or more, every pair of which copies directly
   // (DependencyDomain::set_early_across_kinds).
@@ -218,7 +218,8 @@ class Runtime final : public DeviceWork {
   PerfKey perf_key(const Task &task, std::string place) const;
   std::unique_ptr<Observer> observer_;
   std::vector<std::unique_ptr<Backend>> backends_;  // outlive their devices (OpenCL programs)
-  // Devices: each with its memory space in the directory (space i + 1) and a manager thread.
+  // Devices, by device number: each with its memory space in the directory (space_of) and a
+  // manager thread (device/device_numbering.hpp).
   std::vector<std::unique_ptr<Accelerator>> accelerators_;
   std::unique_ptr<dc::Directory> directory_;  // null without devices
   std::atomic<std::uint64_t> early_across_releases_{0};

@@ -30,7 +30,7 @@ class DependencyDomain;
 struct TaskReductions;
 struct TaskgroupScope;
 
-// Task::early_device besides a manager's number.
+// Task::early_device besides a device number (device/device_numbering.hpp).
 constexpr int kEarlyNone = -1;       // no launched predecessor counted yet
 constexpr int kEarlyNever = -2;      // a predecessor it cannot be launched behind
 constexpr int kEarlyAnyDevice = -3;  // launched predecessors on several devices of its kind
@@ -136,9 +136,9 @@ struct Task {
   // Read on every task's way to a queue (the rest of the device and placement fields are
   // further down, with the cold ones).
   bool early_released = false;  // went to 'early_device' before its predecessors ended
-  int own_device = -1;          // the one device (manager number) it may run on, if chosen
-  int wanted_kind = -1;         // nanort_task_set_device: a nanort_device_kind, and index
-  int wanted_index = -1;
+  int placed_device = -1;       // the one device it runs on (a device number), if chosen
+  int wanted_kind = -1;         // nanort_task_set_device: a nanort_device_kind, and an index
+  int wanted_index = -1;        // in that kind (device/device_numbering.hpp)
   // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
   // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
   std::unique_ptr<std::string> not_run_after;
@@ -176,7 +176,7 @@ struct Task {
   // launched; for a successor, the device its launched predecessors share (kEarlyNone none
   // yet, kEarlyAnyDevice several that wait for each other's kernels, kEarlyNever one it
   // cannot follow) and how many of its unfinished predecessors those are (early_released,
-  // own_device above).
+  // placed_device above).
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   int launched_on = -1;
   bool from_shared_queue = false;  // a device's manager took it from its kind's queue

@@ -15,6 +15,7 @@
 
 #include "config.hpp"
 #include "device/accelerator.hpp"
+#include "device/device_numbering.hpp"
 #include "cuda/cuda_device.hpp"
 #include "opencl/opencl_device.hpp"
 #include "opencl/opencl_program_cache.hpp"
@@ -155,7 +156,7 @@ int main(int argc, char **argv) {
     std::printf("    %-9s %s, memory limit %s\n", accelerators[i]->name().c_str(),
                 accelerators[i]->description().c_str(),
                 nanort::dc::human_size(
-                    runtime.directory()->capacity(static_cast<nanort::dc::SpaceId>(i + 1)))
+                    runtime.directory()->capacity(rt::space_of(static_cast<int>(i))))
                     .c_str());
 
 #if NANORT_HAVE_CUDA

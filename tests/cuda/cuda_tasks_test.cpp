@@ -22,6 +22,7 @@
 
 #include "cuda/cuda_device.hpp"
 #include "device/accelerator.hpp"
+#include "device/device_numbering.hpp"
 #include "runtime.hpp"
 
 extern "C" const unsigned char test_kernels[];
@@ -174,7 +175,7 @@ nanort::dc::SpaceId cuda_space(int k) {
   const auto &accelerators = nanort::rt::Runtime::get().accelerators();
   for (std::size_t i = 0; i < accelerators.size(); ++i)
     if (accelerators[i]->name() == "cuda" + std::to_string(k))
-      return static_cast<nanort::dc::SpaceId>(i + 1);
+      return nanort::rt::space_of(static_cast<int>(i));
   return 0;
 }
 nanort::dc::TransferCounters cuda_counters(int k) {

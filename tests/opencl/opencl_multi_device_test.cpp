@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "device/accelerator.hpp"
+#include "device/device_numbering.hpp"
 #include "runtime.hpp"
 #include "scheduler/perf_model.hpp"
 
@@ -149,7 +150,7 @@ class MultiDevice : public ::testing::Test {
   }
   // Device d (as accelerators() numbers them) has staged a task's data: it took a task.
   static bool took_work(int d) {
-    return directory().counters(static_cast<SpaceId>(d + 1)).allocations > 0;
+    return directory().counters(nanort::rt::space_of(d)).allocations > 0;
   }
   int devices_ = 0;
   KeptData data_;  // the tests' data, until their tasks are done

@@ -724,7 +724,7 @@ TEST_F(Domain, NoEarlyStartAcrossDevicesOrKinds) {
   Task *e = add_on(&kCuda, {out(500, 10)});
   Task *placed = new Task();  // placed by the program on another device
   placed->impl = &kCuda;
-  placed->own_device = 1;
+  placed->placed_device = 1;
   placed->accesses.push_back(in(500, 10));
   adopt(placed);
   EXPECT_TRUE(launched(e, 0).empty()) << "placed elsewhere";
@@ -774,7 +774,7 @@ TEST_F(Domain, EarlyStartAcrossDevicesThatWaitForEachOther) {
   Task *c = add_on(&kCuda, {out(300, 10)});
   Task *placed = new Task();
   placed->impl = &kCuda;
-  placed->own_device = 2;
+  placed->placed_device = 2;
   placed->accesses.push_back(in(300, 10));
   adopt(placed);
   mark_launched(c);

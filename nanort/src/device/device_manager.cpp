@@ -10,15 +10,16 @@
 #include "../task.hpp"
 #include "../topology/topology.hpp"
 #include "accelerator.hpp"
+#include "device_numbering.hpp"
 #include "device_work.hpp"
 
 namespace nanort::rt {
 
 DeviceManager::DeviceManager(DeviceWork &work, const Topology &topology, bool timing,
                              Accelerator &accelerator, dc::Directory &directory,
-                             dc::SpaceId space, int index_in_kind, int lane, int in_flight)
+                             int device, int index_in_kind, int lane, int in_flight)
     : work_(work), topology_(topology), accelerator_(accelerator), directory_(directory),
-      space_(space), index_(index_in_kind), lane_(lane),
+      device_(device), space_(space_of(device)), index_(index_in_kind), lane_(lane),
       in_flight_(static_cast<std::size_t>(in_flight)),
       in_order_(accelerator.completes_in_order()), timing_(timing) {
   thread_ = std::thread([this] { run(); });
@@ -124,7 +125,7 @@ void DeviceManager::run() {
     while (may_start && running_.size() < in_flight_) {
       Task *task = held_ ? held_ : pop_early();
       if (!task) {
-        task = work_.pop_device_task(kind, index_, static_cast<std::size_t>(space_) - 1);
+        task = work_.pop_device_task(kind, index_, static_cast<std::size_t>(device_));
         if (!task) break;
         task->from_shared_queue = true;
         shared_count_.fetch_add(1, std::memory_order_relaxed);
@@ -211,7 +212,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       for (const auto &[device, done] : task->early_after)
         if (!done->poll()) {
           running.staging.ready.push_back(done);
-          behind_others = behind_others || device != static_cast<int>(space_) - 1;
+          behind_others = behind_others || device != device_;
         }
     running.done = accelerator_.launch(*task, *task->impl, running.data, running.staging);
     task->early_after.clear();
@@ -222,7 +223,7 @@ DeviceManager::Started DeviceManager::start(Task *task) {
       // kernels, anywhere of its kind) are released.
       directory_.commit_launched(running.data, running.staging, running.done);
       task->launch_done = running.done;
-      work_.device_task_launched(task, static_cast<int>(space_) - 1);
+      work_.device_task_launched(task, device_);
     }
     if (timing_) {
       ++timing_sums_.tasks;
@@ -313,7 +314,7 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
                    running.task->describe().c_str(), e.what());
     }
   }
-  work_.device_task_measured(*running.task, static_cast<int>(space_) - 1, ran_ns, true);
+  work_.device_task_measured(*running.task, device_, ran_ns, true);
   work_.device_task_done(running.task, lane_, running.start_ns, false);
 }
 
@@ -333,7 +334,7 @@ std::string DeviceManager::failed_here(Task *task, const std::string &what) cons
 
 void DeviceManager::fail(Task *task, std::string message, std::uint64_t start_ns) {
   task->parent->record_error(std::move(message));
-  work_.device_task_measured(*task, static_cast<int>(space_) - 1, 0, false);
+  work_.device_task_measured(*task, device_, 0, false);
   work_.device_task_done(task, lane_, start_ns, true);
 }
 

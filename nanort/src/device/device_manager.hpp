@@ -29,10 +29,10 @@ struct Task;
 class DeviceManager {
  public:
   // 'work': where it takes tasks and reports on them; 'topology': to run near its device;
-  // 'timing': the statistics' breakdown of its tasks' time (NANORT_STATS).
-  DeviceManager(DeviceWork &work, const Topology &topology, bool timing,
-                Accelerator &accelerator, dc::Directory &directory, dc::SpaceId space,
-                int index_in_kind, int lane, int in_flight);
+  // 'timing': the statistics' breakdown of its tasks' time (NANORT_STATS); 'device' and
+  // 'index_in_kind': the device's number and its index in its kind (device_numbering.hpp).
+  DeviceManager(DeviceWork &work, const Topology &topology, bool timing, Accelerator &accelerator,
+                dc::Directory &directory, int device, int index_in_kind, int lane, int in_flight);
   ~DeviceManager();  // stops once every task it took is done
   DeviceManager(const DeviceManager &) = delete;
   DeviceManager &operator=(const DeviceManager &) = delete;
@@ -102,9 +102,10 @@ class DeviceManager {
   const Topology &topology_;
   Accelerator &accelerator_;
   dc::Directory &directory_;
-  const dc::SpaceId space_;
-  const int index_;  // among the devices of its kind
-  const int lane_;   // in statistics and the trace
+  const int device_;         // the device's number (device_numbering.hpp)
+  const dc::SpaceId space_;  // its memory space in the directory: space_of(device_)
+  const int index_;          // among the devices of its kind
+  const int lane_;           // in statistics and the trace
   const std::size_t in_flight_;
   const bool in_order_;  // the accelerator completes its launches in order
   // NANORT_STATS: where the thread's time goes, summed over its tasks (printed at the end).

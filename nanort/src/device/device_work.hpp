@@ -18,16 +18,16 @@ struct Task;
 class DeviceWork {
  public:
   // Take work: the next ready task from the shared queue of 'kind' for the manager of device
-  // 'manager' (its number among all devices), index 'device' in its kind; null when it should
+  // number 'device', index 'index' in its kind (device_numbering.hpp); null when it should
   // take none now. Whether any task of 'kind' waits there.
-  virtual Task *pop_device_task(nanort_device_kind kind, int device, std::size_t manager) = 0;
+  virtual Task *pop_device_task(nanort_device_kind kind, int index, std::size_t device) = 0;
   virtual bool device_work_waiting(nanort_device_kind kind) const = 0;
   // The data 'task' moves (its copies, and its accesses unless copy clauses replace them),
   // into 'data'.
   virtual void device_data(const Task &task, std::vector<dc::DataAccess> &data) const = 0;
   // NANORT_WRITE_BACK=eager and no task waits for 'task' yet: its results may go home now.
   virtual bool write_back_now(const Task *task) const = 0;
-  // Launched: the kernel of 'task' was enqueued on device 'device' (the manager's number),
+  // Launched: the kernel of 'task' was enqueued on device number 'device',
   // which runs kernels in launch order: successors that can follow it there are handed to it.
   virtual void device_task_launched(Task *task, int device) = 0;
   // Measured: 'task' ended on device 'device'; its expected time leaves the device's queued

@@ -15,7 +15,7 @@
 
 namespace nanort::rt {
 
-Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t manager) {
+Task *Runtime::pop_device_task(nanort_device_kind kind, int index, std::size_t device) {
   if (device_queues_[kind]->size_hint() == 0) return nullptr;  // no lock taken for nothing
   // Even spread: past two tasks of its own, a device takes more only while no other device
   // of its kind holds fewer; else the first device to look would fill its whole in-flight
@@ -27,14 +27,14 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int device, std::size_t 
   // (managers_ is read only once every manager exists: the first ones run while the others
   // are made.)
   if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
-    return device_queues_[kind]->pop(device);
-  const double mine = managers_[manager]->load();
-  if (managers_[manager]->shared_load() >= config_.device_lookahead) return nullptr;
+    return device_queues_[kind]->pop(index);
+  const double mine = managers_[device]->load();
+  if (managers_[device]->shared_load() >= config_.device_lookahead) return nullptr;
   if (mine >= 2)
     for (std::size_t m = 0; m < managers_.size(); ++m)
-      if (m != manager && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
+      if (m != device && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
         return nullptr;
-  return device_queues_[kind]->pop(device);
+  return device_queues_[kind]->pop(index);
 }
 
 bool Runtime::device_work_waiting(nanort_device_kind kind) const {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "../device/accelerator.hpp"
+#include "../device/device_numbering.hpp"
 
 namespace nanort::rt {
 
@@ -22,7 +23,9 @@ std::string memory_summary(const dc::Directory *directory,
   auto size = [](std::uint64_t bytes) { return bytes ? dc::human_size(bytes) : std::string("0"); };
   for (dc::SpaceId space = 0; space < directory->space_count(); ++space) {
     const dc::TransferCounters c = directory->counters(space);
-    const std::string name = space == dc::kHost ? "host" : accelerators[space - 1]->name();
+    const std::string name = space == dc::kHost
+                                 ? "host"
+                                 : accelerators[static_cast<std::size_t>(device_of(space))]->name();
     std::snprintf(line, sizeof line, "  %-10s %10s %10s %10s %8llu %8llu %9llu %10s %10s\n",
                   name.c_str(), size(c.bytes_to_device).c_str(), size(c.bytes_to_host).c_str(),
                   size(c.bytes_from_peer).c_str(), static_cast<unsigned long long>(c.hits),

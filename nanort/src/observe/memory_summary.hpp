@@ -14,7 +14,8 @@ namespace nanort::rt {
 
 class Accelerator;
 
-// "" without a directory (no device). Space i + 1 is accelerators[i].
+// "" without a directory (no device). 'accelerators' by device number, each in its space
+// (device/device_numbering.hpp).
 std::string memory_summary(const dc::Directory *directory,
                            const std::vector<std::unique_ptr<Accelerator>> &accelerators);
 

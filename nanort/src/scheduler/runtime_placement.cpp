@@ -14,6 +14,7 @@
 
 #include "../device/accelerator.hpp"
 #include "../device/device_manager.hpp"
+#include "../device/device_numbering.hpp"
 #include "../observe/energy.hpp"
 #include "../ready/ready_path.hpp"
 #include "../runtime.hpp"
@@ -74,12 +75,13 @@ bool Runtime::choose_wanted_device(Task *task, std::string &why_not) const {
     why_not = task->describe() + " was placed on the " + kind_name + " devices but there are none";
     return false;
   }
-  int seen = 0;
-  for (std::size_t i = 0; i < accelerators_.size(); ++i)
-    if (static_cast<int>(accelerators_[i]->kind()) == kind && seen++ == task->wanted_index) {
-      task->own_device = static_cast<int>(i);
-      return true;
-    }
+  const int device = device_of_kind_index(
+      accelerators_.size(), [&](std::size_t d) { return accelerators_[d]->kind(); }, kind,
+      task->wanted_index);
+  if (device >= 0) {
+    task->placed_device = device;
+    return true;
+  }
   why_not = task->describe() + " was placed on " + kind_name + " device " +
             std::to_string(task->wanted_index) + " but there are " + std::to_string(devices) +
             " " + kind_name + " device(s)";
@@ -153,8 +155,7 @@ void Runtime::place(Task *task) {
     }
     const int workers = device_count(NANORT_DEVICE_SMP);
     for (PlacementCandidate &candidate : candidates) {
-      const dc::SpaceId space =
-          candidate.device < 0 ? dc::kHost : static_cast<dc::SpaceId>(candidate.device + 1);
+      const dc::SpaceId space = space_of(candidate.device);  // the host's for the CPU workers
       candidate.valid = located[space].valid;
       candidate.owned = located[space].owned;
       if (!perf_model_) continue;
@@ -184,7 +185,7 @@ void Runtime::place(Task *task) {
   }
   const PlacementCandidate &where = candidates[chosen];
   task->impl = where.impl;
-  task->own_device = where.device;
+  task->placed_device = where.device;
   if (perf_model_) {  // counted in the place's queued work until the task ends
     // Its copies too: a GPU's queue of small tasks is mostly copies when data dominates.
     task->expected_ns =
@@ -225,9 +226,9 @@ std::uint32_t Runtime::early_across_kinds() const {
   std::uint32_t kinds = 0;
   for (int kind = 0; kind < NANORT_DEVICE_KIND_COUNT; ++kind) {
     if (kind == NANORT_DEVICE_SMP) continue;
-    std::vector<dc::SpaceId> spaces;  // manager i has space i + 1
+    std::vector<dc::SpaceId> spaces;
     for (std::size_t i = 0; i < accelerators_.size(); ++i)
-      if (accelerators_[i]->kind() == kind) spaces.push_back(static_cast<dc::SpaceId>(i + 1));
+      if (accelerators_[i]->kind() == kind) spaces.push_back(space_of(static_cast<int>(i)));
     bool all_direct = spaces.size() > 1;
     for (dc::SpaceId from : spaces)
       for (dc::SpaceId to : spaces)
