@@ -457,7 +457,10 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
       for (Task *successor : successors)
         if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
           ready.push_back(successor);
-      forget_later(task);
+      // Only its own reference left: no fragment remembers it (a later access replaced it in
+      // each, and a task joins fragments only at its registration), so there is nothing of it
+      // to forget. The usual case when its creator runs ahead.
+      if (task->refs.load(std::memory_order_acquire) > 1) forget_later(task);
       return;
     }
     std::lock_guard<SpinLock> guard(lock_);

@@ -26,6 +26,17 @@ class SmallVector {
     size_ = other.size_;
     return *this;
   }
+  // A move takes the other's heap block, if it has one (no copy, no allocation); the other is
+  // left empty.
+  SmallVector(SmallVector &&other) noexcept { take(other); }
+  SmallVector &operator=(SmallVector &&other) noexcept {
+    if (this == &other) return *this;
+    if (data_ != inline_storage()) std::free(data_);
+    data_ = inline_storage();
+    capacity_ = N;
+    take(other);
+    return *this;
+  }
   ~SmallVector() {
     if (data_ != inline_storage()) std::free(data_);
   }
@@ -37,9 +48,9 @@ class SmallVector {
       std::swap(capacity_, other.capacity_);
       return;
     }
-    SmallVector copy(*this);
-    *this = other;
-    other = copy;
+    SmallVector held(std::move(*this));
+    *this = std::move(other);
+    other = std::move(held);
   }
 
   // Removes the elements for which drop(element) is true, keeping the order of the rest.
@@ -68,6 +79,18 @@ class SmallVector {
   const T *end() const { return data_ + size_; }
 
  private:
+  void take(SmallVector &other) noexcept {  // (this one: empty, inline)
+    if (other.data_ != other.inline_storage()) {
+      data_ = other.data_;
+      capacity_ = other.capacity_;
+    } else {
+      std::memcpy(static_cast<void *>(storage_), other.storage_, other.size_ * sizeof(T));
+    }
+    size_ = other.size_;
+    other.data_ = other.inline_storage();
+    other.capacity_ = N;
+    other.size_ = 0;
+  }
   void reserve(std::size_t capacity) {
     if (capacity <= capacity_) return;
     T *data = static_cast<T *>(std::malloc(capacity * sizeof(T)));
