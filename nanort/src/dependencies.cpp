@@ -110,9 +110,10 @@ void DependencyDomain::register_task(Task *task, ReadyList &ready) {
       });
     add_access(task, access);
   }
+  const bool plain = task->plain_successor;  // (read first: see release_locked)
   if (task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
     make_ready(task, ready);
-  else
+  else if (!plain)
     try_early(task, ready);
 }
 
@@ -501,12 +502,16 @@ void DependencyDomain::release_locked(Task *task, SmallVector<Task *, 2> &succes
     if (task->launched_on >= 0 && (successor->early_device == task->launched_on ||
                                    successor->early_device == kEarlyAnyDevice))
       --successor->pending_launched;
+    const bool plain = successor->plain_successor;
     if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (!successor->early_released)
         make_ready(successor, ready);
       else if (successor->early_device == kEarlyAnyDevice)
         successor->drop_ref();  // try_early's reference: no predecessor refers to it now
-    } else {
+    } else if (!plain) {
+      // (Only the lock's holders count a successor that is not plain down. A plain one may
+      // have been made ready by a release without the lock by now, run and freed: it is not
+      // touched after its count, and a CPU task is never launched early anyway.)
       try_early(successor, ready);
     }
   }
