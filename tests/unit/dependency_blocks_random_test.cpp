@@ -13,14 +13,23 @@
 // of rows and ranges over several rows, and blocks of a second view of the same bytes with
 // another stride. Domain by domain, every fragment is forgotten once every task is released
 // and none failed.
+//
+// A second test registers and releases at the same time, from several threads, as the
+// runtime does: the creator links new tasks to predecessors that workers are releasing, most
+// of them without the domain lock (plain successors), some with it (commutative successors).
 #include <dependencies.hpp>
 #include <task.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <random>
 #include <set>
 #include <sstream>
@@ -353,6 +362,150 @@ TEST(DomainBlocksRandom, BlocksAndRowsAgreeWithTheByteModel) {
   }
   // Blocks were kept whole (fewer fragments than row by row) at some moments.
   EXPECT_GT(blocks_seen, 100u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration and release at the same time
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kConcurrentTasks = 4000;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+constexpr std::size_t kConcurrentTasks = 4000;
+#else
+constexpr std::size_t kConcurrentTasks = 60000;
+#endif
+#else
+constexpr std::size_t kConcurrentTasks = 60000;
+#endif
+
+TEST(DomainConcurrent, RegistrationRacesReleasesWithAndWithoutTheLock) {
+  // Tasks on 32 slots of 8 bytes, whole slots only: their direct predecessors are those of
+  // the domain's own rule per slot (the group before when joining one, else the current one),
+  // worked out here beforehand; a worker checks them released before it releases a task.
+  constexpr std::size_t kSlots = 32;
+  std::mt19937_64 rng(77);
+  const auto uniform = [&rng](std::size_t low, std::size_t high) {
+    return std::uniform_int_distribution<std::size_t>(low, high)(rng);
+  };
+  struct Planned {
+    std::vector<std::pair<std::size_t, nanort_access_mode>> slots;
+    std::vector<std::size_t> predecessors;
+  };
+  std::vector<Planned> plan(kConcurrentTasks);
+  struct SlotState {
+    std::vector<std::size_t> previous, current;
+    nanort_access_mode mode = NANORT_IN;
+  };
+  std::vector<SlotState> slot_state(kSlots);
+  for (std::size_t i = 0; i < kConcurrentTasks; ++i) {
+    const std::size_t count = uniform(1, 2);
+    const std::size_t first = uniform(0, kSlots - 1);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t r = uniform(0, 99);
+      const nanort_access_mode mode = r < 35   ? NANORT_IN
+                                      : r < 75 ? NANORT_INOUT
+                                      : r < 88 ? NANORT_CONCURRENT
+                                               : NANORT_COMMUTATIVE;
+      plan[i].slots.emplace_back((first + k * uniform(1, 3)) % kSlots, mode);
+    }
+    if (plan[i].slots.size() == 2 && plan[i].slots[0].first == plan[i].slots[1].first)
+      plan[i].slots.pop_back();
+    for (const auto &[slot, mode] : plan[i].slots) {
+      SlotState &s = slot_state[slot];
+      if (joinable(mode) && s.mode == mode && !s.current.empty()) {
+        plan[i].predecessors.insert(plan[i].predecessors.end(), s.previous.begin(), s.previous.end());
+        s.current.push_back(i);
+        continue;
+      }
+      plan[i].predecessors.insert(plan[i].predecessors.end(), s.current.begin(), s.current.end());
+      s.previous = joinable(mode) ? s.current : std::vector<std::size_t>{};
+      s.current.assign(1, i);
+      s.mode = mode;
+    }
+  }
+
+  alignas(64) static unsigned char slots_memory[kSlots * 8];
+  DependencyDomain domain;
+  std::vector<Task *> tasks(kConcurrentTasks);
+  std::unique_ptr<std::atomic<bool>[]> released(new std::atomic<bool>[kConcurrentTasks]);
+  std::unique_ptr<std::atomic<int>[]> owners(new std::atomic<int>[kSlots]);
+  for (std::size_t i = 0; i < kConcurrentTasks; ++i) {
+    released[i].store(false);
+    tasks[i] = new Task();
+    tasks[i]->site = &kSite;
+    tasks[i]->line = static_cast<int>(i);  // (its index, for the workers)
+    for (const auto &[slot, mode] : plan[i].slots) {
+      tasks[i]->accesses.push_back({Region::contiguous(slots_memory + slot * 8, 8), mode});
+      tasks[i]->has_commutative = tasks[i]->has_commutative || mode == NANORT_COMMUTATIVE;
+    }
+  }
+  for (std::size_t s = 0; s < kSlots; ++s) owners[s].store(0);
+
+  std::mutex mutex;
+  std::condition_variable more;
+  std::deque<std::size_t> ready;
+  std::size_t done = 0;
+  std::atomic<int> problems{0};
+  std::string first_problem;
+  const auto index_of = [](Task *t) { return static_cast<std::size_t>(t->line); };
+  const auto hand_out = [&](ReadyList &list) {
+    if (list.empty()) return;
+    std::lock_guard<std::mutex> guard(mutex);
+    for (Task *t : list) ready.push_back(index_of(t));
+    more.notify_all();
+  };
+  const auto problem = [&](const std::string &what) {
+    std::lock_guard<std::mutex> guard(mutex);
+    if (problems++ == 0) first_problem = what;
+  };
+
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 3; ++w)
+    workers.emplace_back([&] {
+      for (;;) {
+        std::size_t i;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          more.wait(lock, [&] { return !ready.empty() || done == kConcurrentTasks; });
+          if (ready.empty()) return;
+          i = ready.front();
+          ready.pop_front();
+        }
+        for (std::size_t p : plan[i].predecessors)
+          if (!released[p].load(std::memory_order_acquire))
+            problem("task " + std::to_string(i) + " became ready before task " +
+                    std::to_string(p) + " was released");
+        for (const auto &[slot, mode] : plan[i].slots)
+          if (mode == NANORT_COMMUTATIVE && owners[slot].fetch_add(1) != 0)
+            problem("task " + std::to_string(i) + " runs with another commutative one on slot " +
+                    std::to_string(slot));
+        std::this_thread::yield();
+        for (const auto &[slot, mode] : plan[i].slots)
+          if (mode == NANORT_COMMUTATIVE) owners[slot].fetch_sub(1);
+        released[i].store(true, std::memory_order_release);
+        ReadyList list;
+        domain.release(tasks[i], list);
+        hand_out(list);
+        std::lock_guard<std::mutex> guard(mutex);
+        if (++done == kConcurrentTasks) more.notify_all();
+      }
+    });
+  for (std::size_t i = 0; i < kConcurrentTasks; ++i) {
+    ReadyList list;
+    domain.register_task(tasks[i], list);
+    hand_out(list);
+  }
+  for (std::thread &worker : workers) worker.join();
+
+  EXPECT_EQ(problems.load(), 0) << first_problem;
+  EXPECT_EQ(done, kConcurrentTasks);
+  std::size_t edges = 0;
+  for (const Planned &p : plan) edges += p.predecessors.size();
+  EXPECT_GT(edges, kConcurrentTasks);  // (the plan does order most tasks)
+  EXPECT_EQ(domain.fragment_count(), 0u);  // every one released: all forgotten
+  domain.clear();
+  for (Task *t : tasks) t->drop_ref();
 }
 
 }  // namespace
