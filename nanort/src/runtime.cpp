@@ -615,22 +615,26 @@ void Runtime::complete(Task *task, Task **next) {
 }
 
 bool Runtime::count_child(Task *parent) {
-  if (parent->child_credits > 0) {
-    --parent->child_credits;
+  // (Release stores: a stop that takes the credits of this thread's root sees the batch's
+  // addition to 'alive' before it subtracts them.)
+  const std::int64_t credits = parent->child_credits.load(std::memory_order_relaxed);
+  if (credits > 0) {
+    parent->child_credits.store(credits - 1, std::memory_order_release);
     return false;
   }
   // A batch small against the bound, so that the bound still holds to within a few percent.
   const std::int64_t batch =
       std::clamp<std::int64_t>(static_cast<std::int64_t>(config_.tasks_in_flight / 16), 1, 64);
   const std::int64_t before = parent->alive.fetch_add(batch, std::memory_order_relaxed);
-  parent->child_credits = batch - 1;
+  parent->child_credits.store(batch - 1, std::memory_order_release);
   return before % Task::kWaiter - 1 >= static_cast<std::int64_t>(config_.tasks_in_flight);
 }
 
 void Runtime::give_back_credits(Task *task) {
-  if (task->child_credits == 0) return;
-  task->alive.fetch_sub(task->child_credits, std::memory_order_relaxed);
-  task->child_credits = 0;
+  if (task->child_credits.load(std::memory_order_relaxed) == 0) return;
+  // Taken whole: stop() gives back the credits of other threads' roots this way too.
+  const std::int64_t credits = task->child_credits.exchange(0, std::memory_order_acquire);
+  if (credits != 0) task->alive.fetch_sub(credits, std::memory_order_relaxed);
 }
 
 void Runtime::wait_for_children(Task *task, std::int64_t at_most) {

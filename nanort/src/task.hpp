@@ -108,9 +108,11 @@ struct Task {
 
   // Counts taken in 'alive' ahead for children not created yet (Runtime::count_child): the
   // creator adds to that contended line once per batch of children, not once per child. Only
-  // the thread running the body (or a root's thread) touches it; the rest goes back when the
+  // the thread running the body (or a root's thread) changes it; the rest goes back when the
   // body ends and before it waits, so that waiters and completing children see exact counts.
-  std::int64_t child_credits = 0;
+  // Atomic (plain loads and stores on the creator's path) because the stop gives back the
+  // credits of other threads' roots, threads that may have ended with no ordering to the stop.
+  std::atomic<std::int64_t> child_credits{0};
 
   // Dependences (DependencyDomain), guarded by the parent's domain lock except where said.
   // Unfinished predecessors, plus one until registration ends; a release without the domain
@@ -213,7 +215,8 @@ struct Task {
 
   // Children not yet complete, seen from the task's own body (or from a root's thread).
   std::int64_t children() const {
-    return alive.load(std::memory_order_acquire) % kWaiter - 1 - child_credits;
+    return alive.load(std::memory_order_acquire) % kWaiter - 1 -
+           child_credits.load(std::memory_order_relaxed);
   }
 
 
