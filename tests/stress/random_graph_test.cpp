@@ -40,8 +40,11 @@
 #include <thread>
 #include <vector>
 
+#include "stress_watchdog.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+
 #define STRESS_RELAX() _mm_pause()
 #else
 #define STRESS_RELAX() ((void)0)
@@ -423,52 +426,7 @@ void collect_in_slots(const Node &n, std::vector<std::pair<const Node *, std::si
 
 // Turns a hang (a lost wake-up, a task that never becomes ready) into a failure that names
 // the graph: if no task body has run for 20 s, it prints what it knows and ends the process.
-class Watchdog {
- public:
-  Watchdog() : thread_([this] { watch(); }) {}
-  ~Watchdog() {
-    stop_ = true;
-    thread_.join();
-  }
-  void graph(std::uint64_t seed, std::uint32_t tasks, std::atomic<std::uint32_t> *ran) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    seed_ = seed;
-    tasks_ = tasks;
-    ran_ = ran;
-  }
-
- private:
-  void watch() {
-    std::uint32_t last = ~0u;
-    auto last_progress = std::chrono::steady_clock::now();
-    while (!stop_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      std::lock_guard<std::mutex> guard(mutex_);
-      const std::uint32_t now = ran_ ? ran_->load() : 0;
-      if (now != last || !ran_) {
-        last = now;
-        last_progress = std::chrono::steady_clock::now();
-      } else if (std::chrono::steady_clock::now() - last_progress > std::chrono::seconds(20)) {
-        std::fprintf(stderr,
-                     "FAILED: graph with seed %llu (%u tasks) made no progress for 20 s: %u task "
-                     "bodies ran, the runtime hangs (rerun with STRESS_SEED=%llu)\n",
-                     static_cast<unsigned long long>(seed_), tasks_, now,
-                     static_cast<unsigned long long>(seed_));
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }
-
-  std::mutex mutex_;
-  std::uint64_t seed_ = 0;
-  std::uint32_t tasks_ = 0;
-  std::atomic<std::uint32_t> *ran_ = nullptr;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-Watchdog *watchdog = nullptr;
+StressWatchdog *watchdog = nullptr;
 
 // Runs one graph both ways; returns an empty string when they agree.
 std::string run_graph(Graph &g) {
@@ -540,7 +498,7 @@ std::string run_graph(Graph &g) {
 
 
 void run_for_a_while(bool nested) {
-  Watchdog dog;
+  StressWatchdog dog(20);
   watchdog = &dog;
   double seconds = 6.0;
   if (const char *s = std::getenv("STRESS_SECONDS")) seconds = std::atof(s);

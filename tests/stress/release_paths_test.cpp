@@ -51,8 +51,11 @@
 #include <thread>
 #include <vector>
 
+#include "stress_watchdog.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+
 #define RELEASE_STRESS_RELAX() _mm_pause()
 #else
 #define RELEASE_STRESS_RELAX() ((void)0)
@@ -534,51 +537,8 @@ void collect_accesses(const Node &node, std::vector<const Node *> &all) {
 }
 
 // Turns a hang into a failure that names the graph: no task body for 30 s ends the process.
-class Watchdog {
- public:
-  Watchdog() : thread_([this] { watch(); }) {}
-  ~Watchdog() {
-    stop_ = true;
-    thread_.join();
-  }
-  void graph(std::uint64_t seed, std::atomic<std::uint32_t> *bodies) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    seed_ = seed;
-    bodies_ = bodies;
-  }
-
- private:
-  void watch() {
-    std::uint32_t last = ~0u;
-    auto last_progress = std::chrono::steady_clock::now();
-    while (!stop_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      std::lock_guard<std::mutex> guard(mutex_);
-      const std::uint32_t now = bodies_ ? bodies_->load() : 0;
-      if (now != last || !bodies_) {
-        last = now;
-        last_progress = std::chrono::steady_clock::now();
-      } else if (std::chrono::steady_clock::now() - last_progress > std::chrono::seconds(30)) {
-        std::fprintf(stderr,
-                     "FAILED: graph with seed %llu made no progress for 30 s after %u task "
-                     "bodies: the runtime hangs (rerun with STRESS_SEED=%llu)\n",
-                     static_cast<unsigned long long>(seed_), now,
-                     static_cast<unsigned long long>(seed_));
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }
-
-  std::mutex mutex_;
-  std::uint64_t seed_ = 0;
-  std::atomic<std::uint32_t> *bodies_ = nullptr;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 // Runs one graph both ways; returns an empty string when they agree.
-std::string run_graph(const Graph &g, Watchdog &dog) {
+std::string run_graph(const Graph &g, StressWatchdog &dog) {
   std::vector<std::uint32_t> data = initial_data(g.seed);
   Run run;
   run.data = data.data();
@@ -586,9 +546,9 @@ std::string run_graph(const Graph &g, Watchdog &dog) {
   run.ran = std::make_unique<std::atomic<bool>[]>(g.nodes);
   for (std::uint32_t i = 0; i < g.nodes; ++i) run.ran[i].store(false);
   run.waits.assign(g.waits, WaitSeen{});
-  dog.graph(g.seed, &run.bodies);
+  dog.graph(g.seed, 0, &run.bodies);
   spawn_children(g.top, run);  // (ends with a taskwait)
-  dog.graph(g.seed, nullptr);
+  dog.graph(g.seed, 0, nullptr);
 
   std::vector<std::uint32_t> expected = initial_data(g.seed);
   Model model(g, expected.data());
@@ -628,7 +588,7 @@ struct Totals {
 };
 
 void run_for_a_while(bool nested) {
-  Watchdog dog;
+  StressWatchdog dog(30);
   double seconds = kSanitized ? 2.0 : 4.0;
   if (const char *s = std::getenv("STRESS_SECONDS")) seconds = std::atof(s);
   std::uint64_t base = nested ? 4'000'000 : 3'000'000;
