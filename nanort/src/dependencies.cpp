@@ -295,7 +295,9 @@ void DependencyDomain::close(ReductionInfo *reduction) {
                        fragment.reduction = id;
                      }
                      for (Task *member : reduction->members) {
-                       if (member->released.load(std::memory_order_acquire) && !poisons(member)) continue;
+                       if (member->released.load(std::memory_order_acquire) &&
+                           !poisons(member))
+                         continue;
                        if (std::find(current.members.begin(), current.members.end(), member) !=
                            current.members.end())
                          continue;
@@ -443,15 +445,19 @@ bool DependencyDomain::has_successors(const Task *task) {
   return !task->successors.empty();
 }
 
+void DependencyDomain::take_successors(Task *task, SmallVector<Task *, 2> &successors) {
+  // (Under the task's own lock: a registration linking to it either made its edge before
+  // this, or sees it released and makes none.)
+  std::lock_guard<SpinLock> guard(task->successors_lock);
+  task->released.store(true, std::memory_order_release);
+  successors.swap(task->successors);
+}
+
 void DependencyDomain::release(Task *task, ReadyList &ready) {
   SmallVector<Task *, 2> successors;
   if (!task->reductions && !task->has_commutative && task->launched_on < 0 && !poisons(task)) {
     // The common case, without the domain lock unless a successor needs it.
-    {
-      std::lock_guard<SpinLock> guard(task->successors_lock);
-      task->released.store(true, std::memory_order_release);
-      successors.swap(task->successors);
-    }
+    take_successors(task, successors);
     bool plain = true;
     for (Task *successor : successors) plain = plain && successor->plain_successor;
     if (plain) {
@@ -469,11 +475,7 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
     return;
   }
   std::lock_guard<SpinLock> guard(lock_);
-  {
-    std::lock_guard<SpinLock> task_guard(task->successors_lock);
-    task->released.store(true, std::memory_order_release);
-    successors.swap(task->successors);
-  }
+  take_successors(task, successors);
   if (task->reductions) {
     // The last member of a closed reduction combines it before its successors (the access
     // that closed it among them) may run.

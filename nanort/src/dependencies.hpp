@@ -138,6 +138,8 @@ class DependencyDomain {
   bool try_take_commutative(Task *task);
   void give_back_commutative(Task *task);
   void retire_edge_count();
+  // Marks 'task' released and moves its successors into 'successors'.
+  static void take_successors(Task *task, SmallVector<Task *, 2> &successors);
   // The release under the domain lock, and what it shares with the one without.
   void release_locked(Task *task, SmallVector<Task *, 2> &successors, ReadyList &ready);
   // Drops the fragments of 'task' whose accessors are all done (under the lock).
