@@ -28,6 +28,7 @@
 #include "scheduler/perf_model.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/scheduler.hpp"
+#include "hot_tls.hpp"
 #include "spin_lock.hpp"
 #include "topology/topology.hpp"
 
@@ -35,8 +36,8 @@ namespace nanort::rt {
 
 namespace {
 
-thread_local Task *tls_current = nullptr;  // task whose body this thread runs
-thread_local Task *tls_root = nullptr;     // this thread's implicit task
+NANORT_HOT_TLS thread_local Task *tls_current = nullptr;  // task whose body this thread runs
+NANORT_HOT_TLS thread_local Task *tls_root = nullptr;     // this thread's implicit task
 
 std::mutex lifecycle_mutex;
 std::atomic<Runtime *> instance{nullptr};
@@ -440,7 +441,7 @@ nanort_status Runtime::submit(Task *task) {
 namespace {
 // Tasks not run after a failure, ended by the outermost push_ready of this thread: ending one
 // releases its successors into push_ready again, and a long chain must not nest that deeply.
-thread_local ReadyList *not_run_queue = nullptr;
+NANORT_HOT_TLS thread_local ReadyList *not_run_queue = nullptr;
 }  // namespace
 
 void Runtime::push_ready(ReadyList &ready, Task **next) {

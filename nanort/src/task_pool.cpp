@@ -5,6 +5,7 @@
 #include <new>
 #include <vector>
 
+#include "hot_tls.hpp"
 #include "spin_lock.hpp"
 #include "task.hpp"
 
@@ -15,15 +16,29 @@ namespace {
 constexpr std::size_t kBlock = (sizeof(Task) + 63) & ~std::size_t(63);
 constexpr std::size_t kBatch = 64;
 
+[[maybe_unused]] void prefetch_for_write(const void *address) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char *>(address)));
+#else
+  __builtin_prefetch(address, 1, 3);
+#endif
+}
+
 struct FreeBlock {
   FreeBlock *next;
 };
 
-// Batches of kBatch free blocks, shared by all threads. Never destroyed: threads may hand
-// their blocks back while the program exits.
+// Lists of free blocks, with their lengths (kBatch, or less from a thread that ended), shared
+// by all threads. Never destroyed: threads may hand their blocks back while the program exits.
+// The length travels with the list: counting it would walk blocks that other cores wrote last,
+// one cache miss after another.
+struct Batch {
+  FreeBlock *head;
+  std::size_t count;
+};
 struct SharedBatches {
   SpinLock lock;
-  std::vector<FreeBlock *> batches;
+  std::vector<Batch> batches;
 };
 SharedBatches &shared() {
   static auto *instance = new SharedBatches();
@@ -38,13 +53,14 @@ struct ThreadCache {
     while (count >= kBatch) give_batch();
     if (head) {
       std::lock_guard<SpinLock> guard(shared().lock);
-      shared().batches.push_back(head);
+      shared().batches.push_back(Batch{head, count});
     }
     head = nullptr;
     count = 0;
   }
 
   void give_batch() {
+    // (These blocks were freed by this thread: walking them stays in its own cache.)
     FreeBlock *batch = head;
     FreeBlock *last = head;
     for (std::size_t i = 1; i < kBatch; ++i) last = last->next;
@@ -52,21 +68,20 @@ struct ThreadCache {
     last->next = nullptr;
     count -= kBatch;
     std::lock_guard<SpinLock> guard(shared().lock);
-    shared().batches.push_back(batch);
+    shared().batches.push_back(Batch{batch, kBatch});
   }
 
   bool take_batch() {
     std::lock_guard<SpinLock> guard(shared().lock);
     if (shared().batches.empty()) return false;
-    head = shared().batches.back();
+    head = shared().batches.back().head;
+    count = shared().batches.back().count;
     shared().batches.pop_back();
-    count = 0;
-    for (FreeBlock *b = head; b; b = b->next) ++count;
     return true;
   }
 };
 
-thread_local ThreadCache cache;
+NANORT_HOT_TLS thread_local ThreadCache cache;
 
 }  // namespace
 
@@ -90,6 +105,15 @@ void *TaskPool::allocate(std::size_t bytes) {
   FreeBlock *block = cache.head;
   cache.head = block->next;
   --cache.count;
+  // The blocks were last written by the threads that freed them, on other cores: ask for the
+  // lines of the block after next now, for writing, so that a task's construction does not
+  // wait for them one by one (a store to a line another core owns holds up the stores behind
+  // it). (The next block's first line, read here, was asked for by the call before.)
+  if (FreeBlock *next = cache.head) {
+    if (FreeBlock *after = next->next)
+      for (std::size_t offset = 0; offset < kBlock; offset += 64)
+        prefetch_for_write(reinterpret_cast<const char *>(after) + offset);
+  }
   return block;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,7 +31,7 @@ std::uintptr_t number(Task *task) { return reinterpret_cast<std::uintptr_t>(task
 
 TEST(LocalQueue, OwnerTakesOldestFirst) {
   LocalQueue queue;
-  for (std::uintptr_t i = 0; i < 5; ++i) ASSERT_TRUE(queue.push(fake(i)));
+  for (std::uintptr_t i = 0; i < 5; ++i) ASSERT_TRUE(queue.push(fake(i), false));
   EXPECT_EQ(queue.size(), 5u);
   for (std::uintptr_t i = 0; i < 5; ++i) EXPECT_EQ(number(queue.pop()), i);
   EXPECT_EQ(queue.pop(), nullptr);
@@ -38,7 +39,7 @@ TEST(LocalQueue, OwnerTakesOldestFirst) {
 
 TEST(LocalQueue, AThiefTakesTheOlderHalf) {
   LocalQueue queue;
-  for (std::uintptr_t i = 0; i < 9; ++i) ASSERT_TRUE(queue.push(fake(i)));
+  for (std::uintptr_t i = 0; i < 9; ++i) ASSERT_TRUE(queue.push(fake(i), false));
   Task *stolen[16];
   ASSERT_EQ(queue.grab(stolen, 16), 5u);  // half, rounded up
   for (std::uintptr_t i = 0; i < 5; ++i) EXPECT_EQ(number(stolen[i]), i);
@@ -50,14 +51,54 @@ TEST(LocalQueue, AThiefTakesTheOlderHalf) {
 
 TEST(LocalQueue, AFullRingRefusesMore) {
   LocalQueue queue;
-  for (std::uintptr_t i = 0; i < LocalQueue::kCapacity; ++i) ASSERT_TRUE(queue.push(fake(i)));
-  EXPECT_FALSE(queue.push(fake(LocalQueue::kCapacity)));
+  for (std::uintptr_t i = 0; i < LocalQueue::kCapacity; ++i) ASSERT_TRUE(queue.push(fake(i), true));
+  EXPECT_FALSE(queue.push(fake(LocalQueue::kCapacity), true));
   EXPECT_EQ(number(queue.pop()), 0u);
-  EXPECT_TRUE(queue.push(fake(LocalQueue::kCapacity)));  // the slot freed is reused
+  EXPECT_TRUE(queue.push(fake(LocalQueue::kCapacity), true));  // the slot freed is reused
 }
 
-// One owner pushing and taking, three thieves: every task is taken exactly once.
-TEST(LocalQueue, EveryTaskIsTakenOnceUnderConcurrentStealing) {
+// An owner that takes from its queue publishes its pushes in batches once the queue is long:
+// thieves do not see the last ones until the owner publishes them (before it takes) or a
+// thread about to sleep does (publish_pending).
+TEST(LocalQueue, PushesPublishedLaterAreSeenByThievesOnceSomeonePublishesThem) {
+  LocalQueue queue;
+  for (std::uintptr_t i = 0; i < 20; ++i) ASSERT_TRUE(queue.push(fake(i), true));
+  const std::uint32_t seen = queue.size();
+  EXPECT_LT(seen, 20u) << "a long queue publishes in batches";
+  EXPECT_GT(seen, 0u) << "a short queue publishes each push";
+  Task *stolen[32];
+  std::uint32_t taken = 0;
+  while (std::uint32_t n = queue.grab(stolen, 32)) {
+    for (std::uint32_t i = 0; i < n; ++i) EXPECT_EQ(number(stolen[i]), taken + i);
+    taken += n;
+  }
+  EXPECT_EQ(taken, seen) << "thieves take only what was published";
+  EXPECT_TRUE(queue.publish_pending()) << "there were tasks pushed but not published";
+  EXPECT_FALSE(queue.publish_pending()) << "nothing left to publish";
+  EXPECT_EQ(queue.size(), 20u - seen);
+  ASSERT_EQ(queue.grab(stolen, 1), 1u);
+  EXPECT_EQ(number(stolen[0]), seen);
+  // The owner publishes before it takes: the rest comes out in order, from either end.
+  ASSERT_TRUE(queue.push(fake(20), true));
+  for (std::uintptr_t i = seen + 1; i <= 20; ++i) EXPECT_EQ(number(queue.pop()), i);
+  EXPECT_EQ(queue.pop(), nullptr);
+  EXPECT_FALSE(queue.publish_pending());
+}
+
+TEST(LocalQueue, AnOwnerThatDoesNotTakePublishesEachPush) {
+  LocalQueue queue;
+  for (std::uintptr_t i = 0; i < 100; ++i) ASSERT_TRUE(queue.push(fake(i), false));
+  EXPECT_EQ(queue.size(), 100u);
+  EXPECT_FALSE(queue.publish_pending());
+}
+
+// One owner pushing and taking, three thieves (which also publish what the owner has not,
+// as a thread about to sleep does): every task is taken exactly once, with the owner
+// publishing each push or in batches.
+class LocalQueueConcurrent : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LocalQueueConcurrent, EveryTaskIsTakenOnceUnderConcurrentStealing) {
+  const bool batch = GetParam();
   constexpr std::uintptr_t kTasks = 300000;
   LocalQueue queue;
   std::vector<std::uint8_t> taken(kTasks, 0);
@@ -70,16 +111,16 @@ TEST(LocalQueue, EveryTaskIsTakenOnceUnderConcurrentStealing) {
   std::vector<std::thread> thieves;
   for (int t = 0; t < 3; ++t)
     thieves.emplace_back([&] {
-      Task *batch[64];
+      Task *stolen[64];
       for (;;) {
         const bool last_look = pushed_all.load();
-        const std::uint32_t n = queue.grab(batch, 64);
-        for (std::uint32_t i = 0; i < n; ++i) take(batch[i]);
-        if (n == 0 && last_look) return;
+        const std::uint32_t n = queue.grab(stolen, 64);
+        for (std::uint32_t i = 0; i < n; ++i) take(stolen[i]);
+        if (n == 0 && !queue.publish_pending() && last_look) return;
       }
     });
   for (std::uintptr_t i = 0; i < kTasks; ++i) {
-    while (!queue.push(fake(i)))
+    while (!queue.push(fake(i), batch))
       if (Task *task = queue.pop()) take(task);
     if (i % 7 == 0)
       if (Task *task = queue.pop()) take(task);
@@ -92,6 +133,11 @@ TEST(LocalQueue, EveryTaskIsTakenOnceUnderConcurrentStealing) {
   for (std::uint8_t count : taken) wrong += count != 1;
   EXPECT_EQ(wrong, 0u) << "tasks taken zero times or more than once";
 }
+
+INSTANTIATE_TEST_SUITE_P(Publication, LocalQueueConcurrent, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? std::string("InBatches") : std::string("EachPush");
+                         });
 
 struct Tasks {
   std::vector<std::unique_ptr<Task>> all;
@@ -162,20 +208,25 @@ TEST(ReadyPath, AnIdleThreadStealsHalfIntoItsOwnQueue) {
   Tasks tasks;
   std::vector<Task *> made;
   for (int i = 0; i < 100; ++i) made.push_back(tasks.make());
-  for (Task *task : made) p.path.push(task, -1);  // this thread's queue
-  EXPECT_TRUE(p.path.queued_near_more_than(-1, 99));
-  EXPECT_FALSE(p.path.queued_near_more_than(-1, 100));
   std::vector<Task *> seen;
   bool thief_has_49 = false;
-  std::thread thief([&] {
-    seen.push_back(p.path.take(-1));  // steals 50: runs the oldest, keeps 49
-    thief_has_49 = p.path.queued_near_more_than(-1, 48) && !p.path.queued_near_more_than(-1, 49);
-    while (Task *task = p.path.take(-1)) seen.push_back(task);
+  bool creator_saw_100 = false, creator_sees_none = false;
+  std::thread creator([&] {  // a thread that never took a task: it publishes each push
+    for (Task *task : made) p.path.push(task, -1);  // its own queue
+    creator_saw_100 = p.path.queued_near_more_than(-1, 99) && !p.path.queued_near_more_than(-1, 100);
+    std::thread thief([&] {
+      seen.push_back(p.path.take(-1));  // steals 50: runs the oldest, keeps 49
+      thief_has_49 = p.path.queued_near_more_than(-1, 48) && !p.path.queued_near_more_than(-1, 49);
+      while (Task *task = p.path.take(-1)) seen.push_back(task);
+    });
+    thief.join();
+    // It last saw 100 waiting; it reads the head again and sees none.
+    creator_sees_none = !p.path.queued_near_more_than(-1, 0);
   });
-  thief.join();
+  creator.join();
+  EXPECT_TRUE(creator_saw_100);
   EXPECT_TRUE(thief_has_49);
-  // The creator last saw 100 waiting; it reads the head again and sees none.
-  EXPECT_FALSE(p.path.queued_near_more_than(-1, 0));
+  EXPECT_TRUE(creator_sees_none);
   ASSERT_EQ(seen.size(), 100u) << "the thief steals again once its own queue is empty";
   EXPECT_EQ(seen.front(), made.front());
   EXPECT_EQ(std::set<Task *>(seen.begin(), seen.end()).size(), 100u);
@@ -186,7 +237,12 @@ TEST(ReadyPath, AFullQueueOverflowsAndNothingIsLost) {
   Path p;
   Tasks tasks;
   const std::size_t count = LocalQueue::kCapacity + 1000;
-  for (std::size_t i = 0; i < count; ++i) p.path.push(tasks.make(), -1);
+  std::vector<Task *> made;
+  for (std::size_t i = 0; i < count; ++i) made.push_back(tasks.make());
+  std::thread creator([&] {  // a thread that never took a task: it publishes each push
+    for (Task *task : made) p.path.push(task, -1);
+  });
+  creator.join();
   EXPECT_EQ(p.path.approximate_size(), count);
   std::set<Task *> seen;
   std::thread other([&] {  // another thread takes them all, through stealing and the overflow
@@ -195,6 +251,33 @@ TEST(ReadyPath, AFullQueueOverflowsAndNothingIsLost) {
   other.join();
   EXPECT_EQ(seen.size(), count);
   EXPECT_FALSE(p.path.any_work());
+}
+
+// A thread that takes tasks too (a worker, a creator that waits) publishes a long queue's
+// pushes in batches; another thread finds them all the same, the last ones once it looks
+// for work before sleeping (any_work publishes them), or after the owner took from its queue.
+TEST(ReadyPath, TasksPushedButNotYetPublishedAreFoundBeforeSleeping) {
+  Path p;
+  Tasks tasks;
+  std::vector<Task *> made;
+  for (int i = 0; i < 100; ++i) made.push_back(tasks.make());
+  std::set<Task *> seen;
+  std::size_t before_looking = 0;
+  std::thread creator([&] {
+    EXPECT_EQ(p.path.take(-1), nullptr);  // from now on it is a thread that takes
+    for (Task *task : made) p.path.push(task, -1);
+    std::thread other([&] {
+      while (Task *task = p.path.take(-1)) seen.insert(task);
+      before_looking = seen.size();
+      EXPECT_TRUE(p.path.any_work()) << "the tasks not published yet";
+      while (Task *task = p.path.take(-1)) seen.insert(task);
+      EXPECT_FALSE(p.path.any_work());
+    });
+    other.join();
+  });
+  creator.join();
+  EXPECT_LT(before_looking, made.size()) << "a long queue publishes in batches";
+  EXPECT_EQ(seen.size(), made.size());
 }
 
 // A sleeper (as Runtime::help_until sleeps) is woken by a push when nobody spins, and not

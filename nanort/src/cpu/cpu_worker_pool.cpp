@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <thread>
 
+#include "../hot_tls.hpp"
 #include "../topology/topology.hpp"
 
 namespace nanort::rt {
 
 namespace {
-thread_local int tls_lane = -1;
+NANORT_HOT_TLS thread_local int tls_lane = -1;
 }  // namespace
 
 struct CpuWorkerPool::Tbb {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../hot_tls.hpp"
 #include "../task.hpp"
 
 namespace nanort::rt {
@@ -16,9 +17,12 @@ constexpr std::size_t kExternalQueues = 256;  // queues for threads other than p
 // runs tasks on that thread. The holder below gives the queue up when the thread ends (its
 // tasks stay in it, for others to steal or a later thread to adopt); from then on the thread
 // pushes to the overflow queue.
-thread_local LocalQueue *tls_queue = nullptr;
-thread_local const void *tls_registry = nullptr;  // the registry tls_queue belongs to
-thread_local bool tls_ending = false;
+NANORT_HOT_TLS thread_local LocalQueue *tls_queue = nullptr;
+NANORT_HOT_TLS thread_local const void *tls_registry = nullptr;  // the registry tls_queue belongs to
+NANORT_HOT_TLS thread_local bool tls_ending = false;
+// The thread takes ready tasks (a worker, a thread in a taskwait): its queue may publish its
+// pushes in batches (local_queue.hpp), since it takes from that queue itself.
+NANORT_HOT_TLS thread_local bool tls_takes = false;
 struct QueueHolder {
   std::shared_ptr<void> registry;  // keeps the queues alive until every thread let go
   LocalQueue *queue = nullptr;
@@ -32,7 +36,7 @@ thread_local QueueHolder queue_holder;
 
 // Victims in a random order: threads that start stealing together pick different ones.
 std::uint32_t random_number() {
-  static thread_local std::uint32_t state = 0;
+  NANORT_HOT_TLS static thread_local std::uint32_t state = 0;
   if (state == 0)
     state = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(&state) >> 4) | 1u;
   state ^= state << 13;
@@ -112,7 +116,7 @@ bool ReadyPath::push(Task *task, int lane, Task **next) {
     std::lock_guard<SpinLock> guard(overflow_lock_);
     overflow_.push_back(task);
     overflow_size_.store(overflow_.size(), std::memory_order_relaxed);
-  } else if (!queue->push(task)) {
+  } else if (!queue->push(task, tls_takes)) {
     overflow(*queue, task);
   }
   return true;
@@ -200,6 +204,7 @@ Task *ReadyPath::steal(LocalQueue *own) {
 }
 
 Task *ReadyPath::take(int lane) {
+  tls_takes = true;
   LocalQueue *own = queue_for(lane);
   if (Task *task = take_priority(1)) return task;
   if (own)
@@ -243,11 +248,14 @@ void ReadyPath::woken() {
   if (waking_.load(std::memory_order_relaxed)) waking_.store(false);
 }
 
-bool ReadyPath::any_work() const {
+bool ReadyPath::any_work() {
   if (prioritised_.load() > 0 || overflow_size_.load() > 0) return true;
   const std::size_t count = registry_->count.load(std::memory_order_acquire);
-  for (std::size_t i = 0; i < count; ++i)
-    if (!registry_->queues[i]->empty()) return true;
+  for (std::size_t i = 0; i < count; ++i) {
+    LocalQueue &queue = *registry_->queues[i];
+    // (Tasks its owner has not published yet count too: published here, for everyone.)
+    if (!queue.empty() || queue.publish_pending()) return true;
+  }
   return false;
 }
 

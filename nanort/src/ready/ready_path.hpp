@@ -74,8 +74,9 @@ class ReadyPath {
   // A task for the calling thread, or nullptr (see above for the order).
   Task *take(int lane);
 
-  // Whether any task waits (reads only; scans every queue).
-  bool any_work() const;
+  // Whether any task waits (scans every queue; publishes the tasks that owners have pushed
+  // but not published yet, local_queue.hpp).
+  bool any_work();
   // Whether more than 'limit' tasks wait in the calling thread's queue and the overflow queue
   // (work first). Cheap when they do not: no line that other threads write is read then.
   bool queued_near_more_than(int lane, std::size_t limit);
