@@ -1,6 +1,7 @@
 // Runtime: ties the parts together. The start-up / shutdown sequence and the wiring of the
-// parts (runtime.cpp), task creation and submission, the ready path into the scheduler,
-// execution on CPU workers, and waiting. The parts live in the folders that name them: the
+// parts (runtime.cpp); the life of a task: creation and submission, the ready path into the
+// scheduler, execution on CPU workers, and waiting (ready/task_path.cpp). The parts live in
+// the folders that name them: the
 // backends (device/backend.hpp, cuda/, opencl/), the device managers and what they ask of the
 // runtime (device/device_work.hpp, device/runtime_device_work.cpp), the implementation choice
 // and placement (scheduler/runtime_placement.cpp), the CPU tasks' queues (ready/), spare
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -196,6 +198,7 @@ class Runtime final : public DeviceWork {
   void help_until(int lane, Done done, IdleWaiters &sleep_in);
   template <class Done>
   void wait_until(Done done);
+  void help_as_spare(const std::function<bool()> &leave);  // a spare thread's loop
   // Runs tasks or sleeps until 'task' has at most 'at_most' unfinished children.
   void wait_for_children(Task *task, std::int64_t at_most);
   // Counts one more child of 'parent' in its 'alive' (from the thread running its body);

@@ -1,6 +1,6 @@
 // ReadyPath: where ready CPU tasks wait, how idle threads find them, and how sleepers are woken.
 //
-// The path of a task, in order (runtime.cpp): submit -> registration in the parent's
+// The path of a task, in order (ready/task_path.cpp): submit -> registration in the parent's
 // DependencyDomain (or none: no accesses) -> ready, at once or when its last predecessor
 // releases it (Runtime::complete) -> Runtime::push_ready: placement among devices (place(),
 // scheduler/placement.cpp) -> a device's queue (device tasks) or ReadyPath::push (CPU tasks)
