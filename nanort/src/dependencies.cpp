@@ -453,7 +453,7 @@ void DependencyDomain::take_successors(Task *task, SmallVector<Task *, 2> &succe
   successors.swap(task->successors);
 }
 
-void DependencyDomain::release(Task *task, ReadyList &ready) {
+void DependencyDomain::release(Task *task, ReadyList &ready, bool by_registrar) {
   SmallVector<Task *, 2> successors;
   if (!task->reductions && !task->has_commutative && task->launched_on < 0 && !poisons(task)) {
     // The common case, without the domain lock unless a successor needs it.
@@ -467,7 +467,15 @@ void DependencyDomain::release(Task *task, ReadyList &ready) {
       // Only its own reference left: no fragment remembers it (a later access replaced it in
       // each, and a task joins fragments only at its registration), so there is nothing of it
       // to forget. The usual case when its creator runs ahead.
-      if (task->refs.load(std::memory_order_acquire) > 1) forget_later(task);
+      if (task->refs.load(std::memory_order_acquire) > 1) {
+        if (by_registrar) {
+          std::lock_guard<SpinLock> guard(lock_);
+          forget_deferred();
+          forget_done_fragments(task);
+        } else {
+          forget_later(task);
+        }
+      }
       return;
     }
     std::lock_guard<SpinLock> guard(lock_);

@@ -42,7 +42,9 @@
 // never made), then counts each successor down atomically. Its fragments are forgotten
 // later, under the domain lock, by a registration (one in 16), a release that takes it, or
 // the release that makes that list 64 long (a lock-free list of such tasks: each holds its
-// memory until then, and memory that is reused soon is still in the caches).
+// memory until then, and memory that is reused soon is still in the caches); or at once when
+// the thread releasing it is the one that registers the siblings (the lock is then most
+// likely free).
 
 #pragma once
 
@@ -71,7 +73,10 @@ class DependencyDomain {
   // Links 'task' after the siblings it depends on. Appends it to 'ready' if it can run now.
   void register_task(Task *task, ReadyList &ready);
   // Called once 'task' is complete: successors whose last predecessor it was go to 'ready'.
-  void release(Task *task, ReadyList &ready);
+  // 'by_registrar': the caller is the thread that registers the siblings (it runs their
+  // parent's body): the domain's lock is then most likely free, and its fragments are
+  // forgotten at once rather than through the list (see below).
+  void release(Task *task, ReadyList &ready, bool by_registrar = false);
   // Some task submitted after 'task' waits for it (a snapshot).
   bool has_successors(const Task *task);
   // Called once the kernel of 'task' is enqueued on device 'device' (a manager's number),

@@ -318,7 +318,8 @@ void Runtime::complete(Task *task, Task **next) {
     return;
   }
   ReadyList ready;
-  if (!task->accesses.empty()) parent->child_domain->release(task, ready);
+  if (!task->accesses.empty())
+    parent->child_domain->release(task, ready, parent == (tls_current ? tls_current : tls_root));
   push_ready(ready, next);
   task->finished.store(true, std::memory_order_release);
   if (task->undeferred) idle_.notify_all();  // its creator may wait for it alone
