@@ -1,0 +1,59 @@
+// TaskPool: blocks freed on one thread come back to another in whole batches, each with its
+// length, and none is handed out twice.
+#include "task_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <new>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "task.hpp"
+
+namespace {
+
+using nanort::rt::Task;
+using nanort::rt::TaskPool;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kPoolBypassed = true;  // (task_pool.cpp: the system allocator under sanitizers)
+#else
+constexpr bool kPoolBypassed = false;
+#endif
+
+TEST(TaskPool, BlocksFreedByAnotherThreadAreReusedEachOnce) {
+  if (kPoolBypassed) GTEST_SKIP() << "SKIP: under a sanitizer every task comes from malloc";
+  constexpr std::size_t kBlocks = 1000;
+  std::vector<void *> first;
+  std::thread maker([&] {
+    for (std::size_t i = 0; i < kBlocks; ++i) first.push_back(TaskPool::allocate(sizeof(Task)));
+  });
+  maker.join();
+  ASSERT_EQ(std::set<void *>(first.begin(), first.end()).size(), kBlocks);
+  // Freed on another thread, which hands them on in batches, and the rest when it ends.
+  std::thread freer([&] {
+    for (void *block : first) TaskPool::deallocate(block);
+  });
+  freer.join();
+  std::vector<void *> second;
+  std::thread user([&] {
+    for (std::size_t i = 0; i < kBlocks; ++i) second.push_back(TaskPool::allocate(sizeof(Task)));
+    for (void *block : second) TaskPool::deallocate(block);
+  });
+  user.join();
+  const std::set<void *> reused(second.begin(), second.end());
+  EXPECT_EQ(reused.size(), kBlocks) << "a block handed out twice";
+  const std::set<void *> freed(first.begin(), first.end());
+  std::size_t from_first = 0;
+  for (void *block : second) from_first += freed.count(block);
+  EXPECT_EQ(from_first, kBlocks) << "every freed block comes back (batches and the thread's rest)";
+}
+
+TEST(TaskPool, RefusesMoreThanATask) {
+  if (kPoolBypassed) GTEST_SKIP() << "SKIP: under a sanitizer every task comes from malloc";
+  EXPECT_THROW(TaskPool::allocate(sizeof(Task) + 4096), std::bad_alloc);
+}
+
+}  // namespace
