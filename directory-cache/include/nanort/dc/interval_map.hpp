@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <memory_resource>
+#include <tuple>
 #include <utility>
 
 namespace nanort::dc {
@@ -38,19 +39,25 @@ class IntervalMap {
   template <class Visit>
   void cover(std::uintptr_t start, std::uintptr_t end, Visit &&visit) {
     if (start >= end) return;
-    auto it = fragments_.find(start);
-    if (it != fragments_.end() && it->second.end == end) {  // exact match: the fast path
+    // One search: the first fragment that starts at 'start' or after.
+    auto it = fragments_.lower_bound(start);
+    const bool starts_there = it != fragments_.end() && it->first == start;
+    if (starts_there && it->second.end == end) {  // exact match: the fast path
       visit(start, end, it->second.value);
       return;
     }
-    it = split_at(start);
+    if (!starts_there && it != fragments_.begin()) {  // one straddling 'start' is cut there
+      auto prev = std::prev(it);
+      if (prev->second.end > start) it = split(prev, start);
+    }
     std::uintptr_t cursor = start;
     while (cursor < end) {
       if (it == fragments_.end() || it->first > cursor) {
-        // A gap [cursor, next start or end): new fragment with a default value.
+        // A gap [cursor, next start or end): new fragment with a default value, made in place.
         std::uintptr_t gap_end = end;
         if (it != fragments_.end() && it->first < end) gap_end = it->first;
-        it = fragments_.emplace_hint(it, cursor, Fragment{gap_end, Value{}});
+        it = fragments_.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(cursor),
+                                     std::forward_as_tuple(gap_end));
       } else if (it->second.end > end) {
         split(it, end);
       }
