@@ -271,6 +271,11 @@ struct Run {
   std::atomic<std::uint32_t> bodies{0};
 };
 
+// What a writer (out, inout) does to its bytes, in the tasks and in the model alike.
+void write(std::uint32_t *data, const Access &a) {
+  for (std::uint32_t i = 0; i < a.count; ++i) data[a.offset + i] = data[a.offset + i] * 31u + a.add;
+}
+
 std::uint64_t checksum(const std::uint32_t *data, const Access &a) {
   std::uint64_t sum = 0x1234;
   for (std::uint32_t i = 0; i < a.count; ++i) sum = sum * 1000003u + data[a.offset + i];
@@ -333,10 +338,7 @@ void body(const Node &node, Run &run) {
     const Access &a = node.accesses[k];
     switch (a.mode) {
       case Mode::Out:
-      case Mode::Inout:
-        for (std::uint32_t i = 0; i < a.count; ++i)
-          data[a.offset + i] = data[a.offset + i] * 31u + a.add;
-        break;
+      case Mode::Inout: write(data, a); break;
       case Mode::In:
         run.sums[node.first_sum + k] = checksum(data, a);
         break;
@@ -491,10 +493,7 @@ class Model {
         const Access &a = node.accesses[k];
         switch (a.mode) {
           case Mode::Out:
-          case Mode::Inout:
-            for (std::uint32_t i = 0; i < a.count; ++i)
-              data_[a.offset + i] = data_[a.offset + i] * 31u + a.add;
-            break;
+          case Mode::Inout: write(data_, a); break;
           case Mode::In: sums_[node.first_sum + k] = checksum(data_, a); break;
           case Mode::Concurrent:
           case Mode::Commutative:
