@@ -4,6 +4,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "prefetch.hpp"
+
 namespace nanort::rt {
 
 namespace {
@@ -450,7 +452,7 @@ void DependencyDomain::take_successors(Task *task, SmallVector<Task *, 2> &succe
   // this, or sees it released and makes none.)
   std::lock_guard<SpinLock> guard(task->successors_lock);
   task->released.store(true, std::memory_order_release);
-  successors.swap(task->successors);
+  if (!task->successors.empty()) successors.swap(task->successors);  // (else its line unwritten)
 }
 
 void DependencyDomain::release(Task *task, ReadyList &ready, bool by_registrar) {
@@ -584,6 +586,12 @@ void DependencyDomain::forget_deferred() {
   forget_count_.store(0, std::memory_order_relaxed);  // (a push in between: a later batch)
   while (task) {
     Task *const next = task->prune_next;
+    if (next) {
+      // Its lines were written last by the thread that ran it: asked for now, they come while
+      // this one is forgotten (the first line for writing: its reference is dropped).
+      prefetch_for_write(next);
+      prefetch_for_read(&next->accesses);
+    }
     forget_done_fragments(task);
     task->drop_ref();
     task = next;

@@ -24,7 +24,8 @@ Task::~Task() {
 }
 
 void Task::destroy_args() {
-  if (args_constructed && site && site->args_destroy) site->args_destroy(args);
+  if (!args_constructed) return;  // (the usual case: no write to this line)
+  if (site && site->args_destroy) site->args_destroy(args);
   args_constructed = false;
 }
 

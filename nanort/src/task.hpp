@@ -94,25 +94,13 @@ struct Task {
   // The fields are ordered so that creating and running a task touch as few cache lines as
   // possible (a task's memory usually comes from another thread's cache): the header that
   // every task uses first, then the inline argument block, then what only some tasks need.
-
-  // What and where.
-  const nanort_task_site *site = nullptr;
-  const char *label = nullptr;
-  const char *file = nullptr;
-  const nanort_task_impl *impl = nullptr;  // chosen at submit
-  Task *parent = nullptr;
-  int line = 0;
-  int priority = 0;
-
+  //
+  // The first line, to 'args', is the one that the thread running a CPU task writes (besides
+  // 'alive'): its reference count, dependence state and flags. Its creator writes the task
+  // again once it ended (forgetting its fragments, reusing its memory), so the fewer lines
+  // both write, the fewer move between their caches; the end of a task writes the lines
+  // after this one only where something changes (child_domain, finished, successors).
   std::atomic<int> refs{1};
-
-  // Counts taken in 'alive' ahead for children not created yet (Runtime::count_child): the
-  // creator adds to that contended line once per batch of children, not once per child. Only
-  // the thread running the body (or a root's thread) changes it; the rest goes back when the
-  // body ends and before it waits, so that waiters and completing children see exact counts.
-  // Atomic (plain loads and stores on the creator's path) because the stop gives back the
-  // credits of other threads' roots, threads that may have ended with no ordering to the stop.
-  std::atomic<std::int64_t> child_credits{0};
 
   // Dependences (DependencyDomain), guarded by the parent's domain lock except where said.
   // Unfinished predecessors, plus one until registration ends; a release without the domain
@@ -146,11 +134,30 @@ struct Task {
   std::unique_ptr<std::string> not_run_after;
 
   unsigned char *args = nullptr;
+
+  // What and where.
+  const nanort_task_site *site = nullptr;
+  const char *label = nullptr;
+  const char *file = nullptr;
+  const nanort_task_impl *impl = nullptr;  // chosen at submit
+  Task *parent = nullptr;
+  int line = 0;
+  int priority = 0;
+
+  // Counts taken in 'alive' ahead for children not created yet (Runtime::count_child): the
+  // creator adds to that contended line once per batch of children, not once per child. Only
+  // the thread running the body (or a root's thread) changes it; the rest goes back when the
+  // body ends and before it waits, so that waiters and completing children see exact counts.
+  // Atomic (plain loads and stores on the creator's path) because the stop gives back the
+  // credits of other threads' roots, threads that may have ended with no ordering to the stop.
+  std::atomic<std::int64_t> child_credits{0};
   std::size_t args_size = 0;
+
   std::unique_ptr<DependencyDomain> child_domain;  // created with the first child
   std::atomic<ErrorList *> errors{nullptr};        // created with the first failure
 
-  // Set once complete, for a creator waiting for this task alone (an undeferred device task).
+  // Set once complete, for a creator waiting for this task alone (an undeferred device task;
+  // set for undeferred tasks only).
   std::atomic<bool> finished{false};
   // Its body or kernel failed (set before its dependences are released).
   bool failed = false;

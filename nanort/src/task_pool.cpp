@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hot_tls.hpp"
+#include "prefetch.hpp"
 #include "spin_lock.hpp"
 #include "task.hpp"
 
@@ -15,14 +16,6 @@ namespace {
 
 constexpr std::size_t kBlock = (sizeof(Task) + 63) & ~std::size_t(63);
 constexpr std::size_t kBatch = 64;
-
-[[maybe_unused]] void prefetch_for_write(const void *address) {
-#if defined(__x86_64__)
-  asm volatile("prefetchw %0" : : "m"(*static_cast<const char *>(address)));
-#else
-  __builtin_prefetch(address, 1, 3);
-#endif
-}
 
 struct FreeBlock {
   FreeBlock *next;

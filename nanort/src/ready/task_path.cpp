@@ -311,7 +311,7 @@ void Runtime::complete(Task *task, Task **next) {
   task->destroy_args();
   Task *const parent = task->parent;
   for (Failure &failure : task->take_errors()) parent->record_failure(std::move(failure));
-  task->child_domain.reset();  // (combines the children's reductions still open)
+  if (task->child_domain) task->child_domain.reset();  // (combines the reductions still open)
   if (task->reductions) release_reduction_slots(task);
   if (!task->counted_in_parent) {  // ran at once, without accesses: nobody else to tell
     task->drop_ref();
@@ -321,8 +321,10 @@ void Runtime::complete(Task *task, Task **next) {
   if (!task->accesses.empty())
     parent->child_domain->release(task, ready, parent == (tls_current ? tls_current : tls_root));
   push_ready(ready, next);
-  task->finished.store(true, std::memory_order_release);
-  if (task->undeferred) idle_.notify_all();  // its creator may wait for it alone
+  if (task->undeferred) {  // its creator may wait for it alone
+    task->finished.store(true, std::memory_order_release);
+    idle_.notify_all();
+  }
   // The parent's 'alive' counts its body, its unfinished children and its waiters. Reaching
   // 0: the parent completes too. With a waiter, reaching no children (taskwait) or the
   // resume mark of the in-flight bound: wake it. (Nothing of the parent is touched after
