@@ -1,5 +1,6 @@
 // TaskPool: blocks freed on one thread come back to another in whole batches, each with its
-// length, and none is handed out twice.
+// length, and none is handed out twice. And the layout of the blocks' contents, a Task: what
+// the thread running a task writes shares its first line (task.hpp).
 #include "task_pool.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "dependencies.hpp"
+#include "reduction.hpp"
 #include "task.hpp"
 
 namespace {
@@ -49,6 +52,31 @@ TEST(TaskPool, BlocksFreedByAnotherThreadAreReusedEachOnce) {
   std::size_t from_first = 0;
   for (void *block : second) from_first += freed.count(block);
   EXPECT_EQ(from_first, kBlocks) << "every freed block comes back (batches and the thread's rest)";
+}
+
+// A task's memory goes from its creator to the thread that runs it and back; each line both
+// write moves between their caches once more per task (bench/README.md, "Scaling with workers").
+TEST(TaskLayout, WhatTheRunningThreadWritesSharesTheFirstLine) {
+  Task *task = new Task();
+  const auto offset = [task](const void *field) {
+    return static_cast<std::size_t>(static_cast<const char *>(field) -
+                                    reinterpret_cast<const char *>(task));
+  };
+  const struct {
+    const char *name;
+    const void *address;
+  } first_line[] = {{"refs", &task->refs},
+                    {"pending", &task->pending},
+                    {"released", &task->released},
+                    {"successors_lock", &task->successors_lock},
+                    {"prune_next", &task->prune_next},
+                    {"args_constructed", &task->args_constructed}};
+  for (const auto &field : first_line)
+    EXPECT_LT(offset(field.address), 64u) << field.name << " left the first line";
+  EXPECT_LE(offset(&task->args) + sizeof(task->args), 64u) << "args left the first line";
+  EXPECT_EQ(offset(&task->alive) % 64, 0u) << "'alive' shares a line (every child writes it)";
+  EXPECT_LE(sizeof(Task), 12u * 64) << "a task grew past 12 lines";
+  task->drop_ref();
 }
 
 TEST(TaskPool, RefusesMoreThanATask) {
