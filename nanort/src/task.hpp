@@ -95,8 +95,8 @@ struct Task {
   // possible (a task's memory usually comes from another thread's cache): the header that
   // every task uses first, then the inline argument block, then what only some tasks need.
   //
-  // The first line, to 'args', is the one that the thread running a CPU task writes (besides
-  // 'alive'): its reference count, dependence state and flags. Its creator writes the task
+  // The first line, to 'args', is the one that the thread running a CPU task writes (and
+  // 'alive' if it made children): its reference count, dependence state and flags. Its creator writes the task
   // again once it ended (forgetting its fragments, reusing its memory), so the fewer lines
   // both write, the fewer move between their caches; the end of a task writes the lines
   // after this one only where something changes (child_domain, finished, successors).
@@ -115,6 +115,10 @@ struct Task {
   // A successor whose release needs nothing but its count (a CPU task, not commutative):
   // predecessors whose successors are all such release them without the domain lock.
   bool plain_successor = false;
+  // It created children (Runtime::count_child, by the thread running its body): only then
+  // does 'alive' count more than its body, and only then does the end of its body write that
+  // line (finish_body), which otherwise stays with its creator.
+  bool counted_children = false;
   Task *prune_next = nullptr;  // in its domain's list of fragments to forget (DependencyDomain)
 
   // Flags.
@@ -129,6 +133,7 @@ struct Task {
   int placed_device = -1;       // the one device it runs on (a device number), if chosen
   int wanted_kind = -1;         // nanort_task_set_device: a nanort_device_kind, and an index
   int wanted_index = -1;        // in that kind (device/device_numbering.hpp)
+  int launched_on = -1;         // where its kernel was launched (read by every release)
   // Set, under the domain lock, when a predecessor failed or was not run: the task is not run
   // either, and this says which predecessor ("task 'a' (f.c:3), which failed").
   std::unique_ptr<std::string> not_run_after;
@@ -187,7 +192,6 @@ struct Task {
   // cannot follow) and how many of its unfinished predecessors those are (early_released,
   // placed_device above).
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
-  int launched_on = -1;
   bool from_shared_queue = false;  // a device's manager took it from its kind's queue
   int early_device = kEarlyNone;
   int pending_launched = 0;
@@ -217,6 +221,8 @@ struct Task {
   // waiting for the children (so that completing children know whether to wake anyone). On
   // a line of its own: the creator of children adds and the threads completing them
   // subtract, all the time, and that must not evict the fields above that everyone reads.
+  // Written only once 'counted_children' is set (a task without children ends its body
+  // without touching it).
   static constexpr std::int64_t kWaiter = std::int64_t(1) << 40;
   alignas(64) std::atomic<std::int64_t> alive{1};
 

@@ -301,7 +301,10 @@ void Runtime::run_included(Task *task) {
 }
 
 void Runtime::finish_body(Task *task, Task **next) {
-  if (task->alive.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(task, next);
+  // Without children 'alive' holds just the body: no need to write it (its line stays with
+  // the creator, which writes it again when it reuses the task's memory).
+  if (!task->counted_children || task->alive.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    complete(task, next);
 }
 
 void Runtime::complete(Task *task, Task **next) {
@@ -346,6 +349,7 @@ void Runtime::complete(Task *task, Task **next) {
 bool Runtime::count_child(Task *parent) {
   // (Release stores: a stop that takes the credits of this thread's root sees the batch's
   // addition to 'alive' before it subtracts them.)
+  if (!parent->counted_children) parent->counted_children = true;
   const std::int64_t credits = parent->child_credits.load(std::memory_order_relaxed);
   if (credits > 0) {
     parent->child_credits.store(credits - 1, std::memory_order_release);
