@@ -96,6 +96,7 @@ DependencyDomain::~DependencyDomain() {
 }
 
 void DependencyDomain::register_task(Task *task, ReadyList &ready) {
+  task->in_domain = true;
   task->plain_successor =
       !task->has_commutative && (!task->impl || task->impl->device == NANORT_DEVICE_SMP);
   std::lock_guard<SpinLock> guard(lock_);
@@ -339,6 +340,7 @@ void DependencyDomain::link(Task *predecessor, Task *successor) {
       if (!predecessor->successors.empty() && predecessor->successors.back() == successor)
         return;
       predecessor->successors.push_back(successor);
+      predecessor->has_successors = true;
       // (Registration holds one count until its end: this cannot make it ready meanwhile.)
       successor->pending.fetch_add(1, std::memory_order_relaxed);
       ++edges_;
@@ -452,7 +454,7 @@ void DependencyDomain::take_successors(Task *task, SmallVector<Task *, 2> &succe
   // this, or sees it released and makes none.)
   std::lock_guard<SpinLock> guard(task->successors_lock);
   task->released.store(true, std::memory_order_release);
-  if (!task->successors.empty()) successors.swap(task->successors);  // (else its line unwritten)
+  if (task->has_successors) successors.swap(task->successors);  // (else that line untouched)
 }
 
 void DependencyDomain::release(Task *task, ReadyList &ready, bool by_registrar) {

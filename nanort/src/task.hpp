@@ -119,6 +119,11 @@ struct Task {
   // does 'alive' count more than its body, and only then does the end of its body write that
   // line (finish_body), which otherwise stays with its creator.
   bool counted_children = false;
+  // Registered in its parent's domain (it has accesses), and given a successor there (set
+  // with 'successors', under successors_lock): the end of a task reads these here instead of
+  // the vectors' headers, on a line the running thread would otherwise not touch.
+  bool in_domain = false;
+  bool has_successors = false;
   Task *prune_next = nullptr;  // in its domain's list of fragments to forget (DependencyDomain)
 
   // Flags.

@@ -321,7 +321,7 @@ void Runtime::complete(Task *task, Task **next) {
     return;
   }
   ReadyList ready;
-  if (!task->accesses.empty())
+  if (task->in_domain)
     parent->child_domain->release(task, ready, parent == (tls_current ? tls_current : tls_root));
   push_ready(ready, next);
   if (task->undeferred) {  // its creator may wait for it alone
