@@ -171,6 +171,9 @@ struct Task {
   std::atomic<bool> finished{false};
   // Its body or kernel failed (set before its dependences are released).
   bool failed = false;
+  // Launched early behind a kernel that then failed (read and written under the domain lock):
+  // the tasks after it are not run. (Here, by 'failed': every release reads both.)
+  bool ran_behind_failure = false;
 
   // Reductions it takes part in (nanort_task_reduction, nanort_task_in_reduction).
   std::unique_ptr<TaskReductions> reductions;
@@ -214,9 +217,6 @@ struct Task {
   // too (copy_deps, the default).
   SmallVector<Access, 1> copies;
   bool copy_deps = true;
-  // Launched early behind a kernel that then failed (read and written under the domain lock):
-  // the tasks after it are not run.
-  bool ran_behind_failure = false;
 
   // Device launch: the index space.
   std::size_t ndrange_global[3];

@@ -56,7 +56,7 @@ TEST(TaskPool, BlocksFreedByAnotherThreadAreReusedEachOnce) {
 
 // A task's memory goes from its creator to the thread that runs it and back; each line both
 // write moves between their caches once more per task (bench/README.md, "Scaling with workers").
-TEST(TaskLayout, WhatTheRunningThreadWritesSharesTheFirstLine) {
+TEST(TaskLayout, WhatTheRunningThreadTouchesSitsInTheFirstLines) {
   Task *task = new Task();
   const auto offset = [task](const void *field) {
     return static_cast<std::size_t>(static_cast<const char *>(field) -
@@ -70,9 +70,30 @@ TEST(TaskLayout, WhatTheRunningThreadWritesSharesTheFirstLine) {
                     {"released", &task->released},
                     {"successors_lock", &task->successors_lock},
                     {"prune_next", &task->prune_next},
-                    {"args_constructed", &task->args_constructed}};
+                    {"args_constructed", &task->args_constructed},
+                    // (read there by the end of every task instead of lines further down)
+                    {"counted_children", &task->counted_children},
+                    {"in_domain", &task->in_domain},
+                    {"has_successors", &task->has_successors},
+                    {"launched_on", &task->launched_on}};
   for (const auto &field : first_line)
     EXPECT_LT(offset(field.address), 64u) << field.name << " left the first line";
+  // What else the end of every task reads: in the first three lines, with the argument
+  // pointer's target when the arguments are inline.
+  const struct {
+    const char *name;
+    const void *address;
+  } first_lines[] = {{"site", &task->site},
+                     {"impl", &task->impl},
+                     {"parent", &task->parent},
+                     {"priority", &task->priority},
+                     {"child_domain", &task->child_domain},
+                     {"errors", &task->errors},
+                     {"failed", &task->failed},
+                     {"ran_behind_failure", &task->ran_behind_failure},
+                     {"reductions", &task->reductions}};
+  for (const auto &field : first_lines)
+    EXPECT_LT(offset(field.address), 3u * 64) << field.name << " left the first three lines";
   EXPECT_LE(offset(&task->args) + sizeof(task->args), 64u) << "args left the first line";
   EXPECT_EQ(offset(&task->alive) % 64, 0u) << "'alive' shares a line (every child writes it)";
   EXPECT_LE(sizeof(Task), 12u * 64) << "a task grew past 12 lines";
