@@ -96,10 +96,11 @@ struct Task {
   // every task uses first, then the inline argument block, then what only some tasks need.
   //
   // The first line, to 'args', is the one that the thread running a CPU task writes (and
-  // 'alive' if it made children): its reference count, dependence state and flags. Its creator writes the task
-  // again once it ended (forgetting its fragments, reusing its memory), so the fewer lines
-  // both write, the fewer move between their caches; the end of a task writes the lines
-  // after this one only where something changes (child_domain, finished, successors).
+  // 'alive' if it made children): its reference count, dependence state and flags. Its
+  // creator writes the task again once it ended (forgetting its fragments, reusing its
+  // memory), so the fewer lines both write, the fewer move between their caches; the end of a
+  // task writes the lines after this one only where something changes (child_domain,
+  // finished, successors).
   std::atomic<int> refs{1};
 
   // Dependences (DependencyDomain), guarded by the parent's domain lock except where said.

@@ -78,8 +78,7 @@ TEST(TaskLayout, WhatTheRunningThreadTouchesSitsInTheFirstLines) {
                     {"launched_on", &task->launched_on}};
   for (const auto &field : first_line)
     EXPECT_LT(offset(field.address), 64u) << field.name << " left the first line";
-  // What else the end of every task reads: in the first three lines, with the argument
-  // pointer's target when the arguments are inline.
+  // What else the end of every task reads: in the first three lines.
   const struct {
     const char *name;
     const void *address;
