@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <new>
 #include <set>
 #include <thread>
@@ -62,37 +63,39 @@ TEST(TaskLayout, WhatTheRunningThreadTouchesSitsInTheFirstLines) {
     return static_cast<std::size_t>(static_cast<const char *>(field) -
                                     reinterpret_cast<const char *>(task));
   };
-  const struct {
+  struct Field {
     const char *name;
     const void *address;
-  } first_line[] = {{"refs", &task->refs},
-                    {"pending", &task->pending},
-                    {"released", &task->released},
-                    {"successors_lock", &task->successors_lock},
-                    {"prune_next", &task->prune_next},
-                    {"args_constructed", &task->args_constructed},
-                    // (read there by the end of every task instead of lines further down)
-                    {"counted_children", &task->counted_children},
-                    {"in_domain", &task->in_domain},
-                    {"has_successors", &task->has_successors},
-                    {"launched_on", &task->launched_on}};
-  for (const auto &field : first_line)
-    EXPECT_LT(offset(field.address), 64u) << field.name << " left the first line";
-  // What else the end of every task reads: in the first three lines.
-  const struct {
-    const char *name;
-    const void *address;
-  } first_lines[] = {{"site", &task->site},
-                     {"impl", &task->impl},
-                     {"parent", &task->parent},
-                     {"priority", &task->priority},
-                     {"child_domain", &task->child_domain},
-                     {"errors", &task->errors},
-                     {"failed", &task->failed},
-                     {"ran_behind_failure", &task->ran_behind_failure},
-                     {"reductions", &task->reductions}};
-  for (const auto &field : first_lines)
-    EXPECT_LT(offset(field.address), 3u * 64) << field.name << " left the first three lines";
+  };
+  // Every field of 'fields' within the first 'lines' lines.
+  const auto expect_within = [&offset](std::initializer_list<Field> fields, std::size_t lines) {
+    for (const Field &field : fields)
+      EXPECT_LT(offset(field.address), lines * 64)
+          << field.name << " left the first " << lines << " line(s)";
+  };
+  expect_within({{"refs", &task->refs},
+                 {"pending", &task->pending},
+                 {"released", &task->released},
+                 {"successors_lock", &task->successors_lock},
+                 {"prune_next", &task->prune_next},
+                 {"args_constructed", &task->args_constructed},
+                 // (read there by the end of every task instead of lines further down)
+                 {"counted_children", &task->counted_children},
+                 {"in_domain", &task->in_domain},
+                 {"has_successors", &task->has_successors},
+                 {"launched_on", &task->launched_on}},
+                1);
+  // What else the end of every task reads.
+  expect_within({{"site", &task->site},
+                 {"impl", &task->impl},
+                 {"parent", &task->parent},
+                 {"priority", &task->priority},
+                 {"child_domain", &task->child_domain},
+                 {"errors", &task->errors},
+                 {"failed", &task->failed},
+                 {"ran_behind_failure", &task->ran_behind_failure},
+                 {"reductions", &task->reductions}},
+                3);
   EXPECT_LE(offset(&task->args) + sizeof(task->args), 64u) << "args left the first line";
   EXPECT_EQ(offset(&task->alive) % 64, 0u) << "'alive' shares a line (every child writes it)";
   EXPECT_LE(sizeof(Task), 12u * 64) << "a task grew past 12 lines";
