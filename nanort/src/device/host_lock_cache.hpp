@@ -1,0 +1,126 @@
+// HostLockCache: ordinary host memory page-locked by the runtime itself.
+//
+// A GPU copies page-locked host memory at the bus's speed; ordinary (malloc'd) memory goes
+// through pinned staging buffers at about half of it. OmpSs programs allocate with malloc and
+// call nothing but their kernels, so the runtime locks what moves often: a range of host
+// memory that the directory copies through staging a second time (a time step's arrays, a
+// result read back every iteration) is locked by a helper thread, while the copies go on
+// through staging, and later copies of it go direct. Locking is slow (about 3 GB/s, against
+// 30 GB/s and more for a staged copy), which is why a range is locked only once it has moved
+// twice, and never on the copying thread.
+//
+// Locked ranges are whole pages (the driver locks pages, and a page once). A range that shares
+// pages with ranges locked already locks only the pages still unlocked. A copy goes direct only
+// within one locked range: the driver refuses an asynchronous copy across two registrations,
+// so neighbours that share a page (blocks of one array) are not served yet; merging them into
+// one registration is the next step. The locked bytes stay under a limit; past it, ranges stay
+// ordinary.
+//
+// No stale entry: memory the program gives back must not stay locked under a new use of its
+// address. The runtime's memory hooks (memory_hooks.cpp) see free, realloc, munmap, mremap,
+// madvise, mmap over a mapping, brk/sbrk and shmdt, and forget() the entries they touch, before
+// the memory is given back. The cache is used only where every hook is in effect
+// (hooks_in_effect(): no allocator or sanitizer in front of them).
+//
+// The CUDA backend does not use it yet: blocks of one array share their edge pages, so they
+// need one registration for the whole array before their copies can go direct (see above).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace nanort::rt {
+
+class HostLockCache {
+ public:
+  // What locks pages (the CUDA backend; tests use their own).
+  class Locker {
+   public:
+    virtual ~Locker() = default;
+    // Locks [address, address + bytes) (whole pages); false with 'why' if it cannot.
+    virtual bool lock(void *address, std::size_t bytes, std::string &why) = 0;
+    virtual void unlock(void *address) = 0;  // a range lock() locked
+  };
+
+  struct Options {
+    std::size_t limit = 0;                         // locked bytes at most
+    std::size_t min_bytes = std::size_t(256) << 10;  // smaller ranges are not locked
+    int moves_before_lock = 2;                     // copies of a range before it is locked
+  };
+
+  struct Stats {
+    std::size_t locked_bytes = 0;
+    std::size_t entries = 0;
+    std::uint64_t locks = 0, unlocks = 0;
+    std::uint64_t refused = 0;  // over the limit, or the locker said no
+  };
+
+  HostLockCache(Locker &locker, Options options);
+  ~HostLockCache();  // unlocks every entry (the caller has no copy in flight any more)
+  HostLockCache(const HostLockCache &) = delete;
+  HostLockCache &operator=(const HostLockCache &) = delete;
+
+  // Whether [address, address + bytes) lies in one range this cache locked (one registration:
+  // a copy may not span two).
+  bool covers(const void *address, std::size_t bytes);
+  // The directory copied these bytes through staging (they are not locked): counted, and
+  // locked by the helper thread once they moved often enough.
+  void moved(const void *address, std::size_t bytes);
+  // The program gives [start, end) back. Bytes (free, realloc): entries whose own bytes share
+  // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return.
+  enum class Scope { bytes, pages };
+  void forget(std::uintptr_t start, std::uintptr_t end, Scope scope);
+
+  // Waits until the helper has dealt with every range asked for so far (tests, statistics).
+  void drain();
+  Stats stats();
+
+  // Whether the hooks see the program's frees and unmappings (memory_hooks.cpp): only then may
+  // a cache be made. 'why' says what is in front of them otherwise.
+  static bool hooks_in_effect(std::string &why);
+  // The cache the hooks report to (at most one at a time; null: none).
+  static void set_active(HostLockCache *cache);
+
+ private:
+  struct Entry {  // locked pages [key, page_end); the bytes of the ranges that asked for them
+    std::uintptr_t page_end;
+    std::uintptr_t data_start, data_end;
+  };
+  struct Move {  // a range that moved: how often (kRefused: never to be locked)
+    std::uintptr_t end;
+    int count;
+  };
+  static constexpr int kRefused = -1;
+  static constexpr int kAsked = -2;  // queued for the helper
+
+  void helper_loop();
+  void lock_range(std::uintptr_t start, std::uintptr_t end);
+  bool covers_locked(std::uintptr_t start, std::uintptr_t end) const;
+  void widen_bounds(std::uintptr_t start, std::uintptr_t end);
+
+  Locker &locker_;
+  const Options options_;
+  const std::uintptr_t page_;
+
+  std::mutex mutex_;
+  std::map<std::uintptr_t, Entry> entries_;  // by first page; never overlapping
+  std::map<std::uintptr_t, Move> moves_;     // by first byte
+  std::uintptr_t longest_move_ = 0;          // bytes of the longest range in moves_
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> queue_;  // for the helper
+  std::pair<std::uintptr_t, std::uintptr_t> locking_{0, 0};  // pages the helper locks now
+  bool locking_forgotten_ = false;  // forget() touched them meanwhile
+  bool busy_ = false;               // the helper works on a range
+  bool stopping_ = false;
+  std::size_t locked_bytes_ = 0;
+  Stats counts_;
+  std::condition_variable wake_helper_, idle_;
+  std::thread helper_;
+};
+
+}  // namespace nanort::rt

@@ -1,0 +1,296 @@
+// HostLockCache: what the runtime page-locks by itself, and that memory given back never stays
+// locked under a new use. The locker here only records what it is asked (the real one is a
+// CUDA GPU's); the program's frees and unmappings reach the cache through the runtime's memory
+// hooks, as in a program.
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "../../nanort/src/device/host_lock_cache.hpp"
+
+namespace nanort::rt {
+namespace {
+
+const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+
+// Records the locked ranges; refuses when told to; may hold a lock() until released.
+class RecordingLocker final : public HostLockCache::Locker {
+ public:
+  bool lock(void *address, std::size_t bytes, std::string &why) override {
+    if (hold_) {
+      entered_.set_value();
+      hold_->wait();
+    }
+    std::lock_guard<std::mutex> guard(mutex_);
+    ++lock_calls;
+    if (refuse) {
+      why = "refused by the test";
+      return false;
+    }
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    EXPECT_EQ(start % kPage, 0u);
+    EXPECT_EQ(bytes % kPage, 0u);
+    for (const auto &[s, e] : locked)  // the driver refuses a page locked twice
+      EXPECT_TRUE(start + bytes <= s || e <= start) << "pages locked twice";
+    locked[start] = start + bytes;
+    return true;
+  }
+  void unlock(void *address) override {
+    std::lock_guard<std::mutex> guard(mutex_);
+    EXPECT_EQ(locked.erase(reinterpret_cast<std::uintptr_t>(address)), 1u)
+        << "unlocking what was not locked";
+    ++unlock_calls;
+  }
+  std::size_t count() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return locked.size();
+  }
+  // The next lock() waits for 'until'; the returned future is ready once it waits.
+  std::future<void> hold(std::shared_future<void> until) {
+    hold_ = std::move(until);
+    return entered_.get_future();
+  }
+
+  std::map<std::uintptr_t, std::uintptr_t> locked;
+  int lock_calls = 0, unlock_calls = 0;
+  bool refuse = false;
+
+ private:
+  std::mutex mutex_;
+  std::optional<std::shared_future<void>> hold_;
+  std::promise<void> entered_;
+};
+
+class HostLockCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!HostLockCache::hooks_in_effect(why)) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+      GTEST_SKIP() << "SKIP: the sanitizer's free and munmap come first (" << why
+                   << "); the runtime locks nothing by itself there";
+#else
+      FAIL() << "the memory hooks are not in effect: " << why;
+#endif
+    }
+  }
+  void make(std::size_t limit = std::size_t(1) << 30) {
+    HostLockCache::Options options;
+    options.limit = limit;
+    cache = std::make_unique<HostLockCache>(locker, options);
+    HostLockCache::set_active(cache.get());
+  }
+  void TearDown() override {
+    HostLockCache::set_active(nullptr);
+    cache.reset();
+    if (!IsSkipped()) {
+      EXPECT_EQ(locker.count(), 0u) << "the cache left pages locked";
+    }
+  }
+  void move_twice(const void *address, std::size_t bytes) {
+    cache->moved(address, bytes);
+    cache->moved(address, bytes);
+    cache->drain();
+  }
+  static char *map_pages(std::size_t pages) {
+    void *memory = mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(memory, MAP_FAILED);
+    return static_cast<char *>(memory);
+  }
+
+  RecordingLocker locker;
+  std::unique_ptr<HostLockCache> cache;
+};
+
+TEST_F(HostLockCacheTest, ARangeIsLockedOnceItMovedTwice) {
+  make();
+  char *memory = map_pages(256);  // 1 MiB with 4K pages
+  const std::size_t bytes = 200 * kPage + 100;
+  cache->moved(memory + 10, bytes);
+  cache->drain();
+  EXPECT_FALSE(cache->covers(memory + 10, bytes));
+  EXPECT_EQ(locker.count(), 0u);
+  cache->moved(memory + 10, bytes);
+  cache->drain();
+  EXPECT_TRUE(cache->covers(memory + 10, bytes));
+  EXPECT_TRUE(cache->covers(memory, 201 * kPage));  // whole pages
+  EXPECT_FALSE(cache->covers(memory, 202 * kPage));
+  ASSERT_EQ(locker.count(), 1u);
+  EXPECT_EQ(locker.locked.begin()->first, reinterpret_cast<std::uintptr_t>(memory));
+  EXPECT_EQ(cache->stats().locked_bytes, 201 * kPage);
+  munmap(memory, 256 * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, SmallRangesAreNotLocked) {
+  make();
+  char *memory = map_pages(16);
+  move_twice(memory, 16 * kPage);  // under 256K
+  EXPECT_FALSE(cache->covers(memory, 16 * kPage));
+  EXPECT_EQ(locker.lock_calls, 0);
+  munmap(memory, 16 * kPage);
+}
+
+TEST_F(HostLockCacheTest, FreedMemoryIsUnlockedBeforeItCanBeUsedAgain) {
+  make();
+  const std::size_t bytes = std::size_t(4) << 20;
+  auto *block = static_cast<char *>(std::malloc(bytes));
+  ASSERT_NE(block, nullptr);
+  move_twice(block, bytes);
+  ASSERT_TRUE(cache->covers(block, bytes));
+  std::free(block);  // (the hook, as in any program)
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_EQ(locker.unlock_calls, 1);
+  auto *again = static_cast<char *>(std::malloc(bytes));  // quite likely the same address
+  ASSERT_NE(again, nullptr);
+  EXPECT_FALSE(cache->covers(again, bytes));
+  cache->moved(again, bytes);  // counted afresh: one move is not enough
+  cache->drain();
+  EXPECT_FALSE(cache->covers(again, bytes));
+  cache->moved(again, bytes);
+  cache->drain();
+  EXPECT_TRUE(cache->covers(again, bytes));
+  std::free(again);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, ReallocUnlocksTheOldBlock) {
+  make();
+  const std::size_t bytes = std::size_t(2) << 20;
+  auto *block = static_cast<char *>(std::malloc(bytes));
+  ASSERT_NE(block, nullptr);
+  move_twice(block, bytes);
+  ASSERT_EQ(locker.count(), 1u);
+  auto *grown = static_cast<char *>(std::realloc(block, 4 * bytes));
+  ASSERT_NE(grown, nullptr);
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_FALSE(cache->covers(grown, bytes));
+  std::free(grown);
+}
+
+TEST_F(HostLockCacheTest, UnmappingPartOfALockedRangeUnlocksIt) {
+  make();
+  char *memory = map_pages(128);
+  move_twice(memory, 128 * kPage);
+  ASSERT_TRUE(cache->covers(memory, 128 * kPage));
+  munmap(memory + 60 * kPage, 4 * kPage);  // a hole in the middle
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_FALSE(cache->covers(memory, kPage));
+  munmap(memory, 60 * kPage);
+  munmap(memory + 64 * kPage, 64 * kPage);
+}
+
+TEST_F(HostLockCacheTest, DroppedPagesAreUnlocked) {
+  make();
+  char *memory = map_pages(128);
+  move_twice(memory, 128 * kPage);
+  ASSERT_EQ(locker.count(), 1u);
+  madvise(memory, 8 * kPage, MADV_WILLNEED);  // keeps the pages: stays locked
+  EXPECT_EQ(locker.count(), 1u);
+  madvise(memory + 8 * kPage, 8 * kPage, MADV_DONTNEED);  // new pages at the next touch
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_FALSE(cache->covers(memory, kPage));
+  munmap(memory, 128 * kPage);
+}
+
+TEST_F(HostLockCacheTest, AMappingOverALockedRangeUnlocksIt) {
+  make();
+  char *memory = map_pages(128);
+  move_twice(memory, 128 * kPage);
+  ASSERT_EQ(locker.count(), 1u);
+  void *over = mmap(memory + 4 * kPage, kPage, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  ASSERT_NE(over, MAP_FAILED);
+  EXPECT_EQ(locker.count(), 0u);
+  munmap(memory, 128 * kPage);
+}
+
+TEST_F(HostLockCacheTest, OverlappingRangesLockOnlyThePagesNotLockedYet) {
+  make();
+  char *memory = map_pages(256);
+  // a: pages 0..99 and part of page 100; b: from inside page 100 to page 199.
+  char *a = memory, *b = memory + 100 * kPage + kPage / 2;
+  move_twice(a, 100 * kPage + kPage / 4);
+  move_twice(b, 99 * kPage);
+  ASSERT_EQ(locker.count(), 2u);  // checked by the locker: no page twice
+  // Two registrations: a copy across both would be refused by the driver.
+  EXPECT_FALSE(cache->covers(memory, 200 * kPage));
+  EXPECT_TRUE(cache->covers(memory, 101 * kPage));
+  EXPECT_EQ(cache->stats().locked_bytes, 200 * kPage);
+  // Freeing a's bytes (a heap block) unlocks a's pages only; b's own stay locked.
+  cache->forget(reinterpret_cast<std::uintptr_t>(a),
+                reinterpret_cast<std::uintptr_t>(a) + 100 * kPage + kPage / 4,
+                HostLockCache::Scope::bytes);
+  EXPECT_EQ(locker.count(), 1u);
+  EXPECT_FALSE(cache->covers(a, kPage));
+  EXPECT_TRUE(cache->covers(memory + 101 * kPage, 99 * kPage));
+  munmap(memory, 256 * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, ManyRangesGrowTheCache) {
+  make();
+  constexpr int kRanges = 64;
+  char *memory = map_pages(kRanges * 100);
+  for (int r = 0; r < kRanges; ++r) move_twice(memory + r * 100 * kPage, 80 * kPage);
+  EXPECT_EQ(cache->stats().entries, static_cast<std::size_t>(kRanges));
+  EXPECT_EQ(cache->stats().locked_bytes, kRanges * 80 * kPage);
+  for (int r = 0; r < kRanges; ++r) EXPECT_TRUE(cache->covers(memory + r * 100 * kPage, 80 * kPage));
+  EXPECT_FALSE(cache->covers(memory + 80 * kPage, kPage));
+  munmap(memory, kRanges * 100 * kPage);
+  EXPECT_EQ(cache->stats().entries, 0u);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, NothingIsLockedPastTheLimit) {
+  make(150 * kPage);
+  char *memory = map_pages(256);
+  move_twice(memory, 100 * kPage);
+  move_twice(memory + 128 * kPage, 100 * kPage);  // would make 200 pages
+  EXPECT_TRUE(cache->covers(memory, 100 * kPage));
+  EXPECT_FALSE(cache->covers(memory + 128 * kPage, 100 * kPage));
+  EXPECT_EQ(cache->stats().refused, 1u);
+  EXPECT_EQ(cache->stats().locked_bytes, 100 * kPage);
+  munmap(memory, 256 * kPage);
+}
+
+TEST_F(HostLockCacheTest, ARangeTheLockerRefusedIsNotAskedAgain) {
+  make();
+  locker.refuse = true;
+  char *memory = map_pages(128);
+  for (int i = 0; i < 10; ++i) cache->moved(memory, 128 * kPage);
+  cache->drain();
+  EXPECT_EQ(locker.lock_calls, 1);
+  EXPECT_FALSE(cache->covers(memory, 128 * kPage));
+  munmap(memory, 128 * kPage);
+}
+
+TEST_F(HostLockCacheTest, MemoryGivenBackWhileItIsBeingLockedEndsUnlocked) {
+  make();
+  std::promise<void> go;
+  std::future<void> entered = locker.hold(go.get_future().share());
+  char *memory = map_pages(128);
+  cache->moved(memory, 128 * kPage);
+  cache->moved(memory, 128 * kPage);
+  entered.wait();               // the helper is inside lock() now
+  munmap(memory, 128 * kPage);  // given back meanwhile
+  go.set_value();
+  cache->drain();
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_FALSE(cache->covers(memory, 128 * kPage));
+}
+
+}  // namespace
+}  // namespace nanort::rt
