@@ -88,6 +88,14 @@ const std::vector<EnvVar> &environment_table() {
        "when a device's results go home: eager (as soon as a task ends that no submitted task "
        "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
        "flushing taskwait, all at once)"},
+      {"NANORT_HOST_REGISTER", "auto",
+       "ordinary host memory that moves to and from CUDA GPUs: auto (a range of at least 256K "
+       "copied twice is page-locked by a helper thread, and its copies go direct at the bus's "
+       "speed; memory the program frees or unmaps is unlocked first) or off (copies of it go "
+       "through pinned staging buffers; nanort_host_register still locks what it is given)"},
+      {"NANORT_HOST_REGISTER_LIMIT", "50%",
+       "host memory page-locked by NANORT_HOST_REGISTER=auto at most: a size (e.g. 8G) or a "
+       "percent of the machine's memory; ranges past it stay ordinary"},
       {"NANORT_DEVICE_LOOKAHEAD", "2",
        "with several devices of a kind: tasks a device holds at once from the queue they share "
        "(1 to 64; those launched behind its own kernels do not count); the others wait there for "
@@ -354,6 +362,14 @@ Config read_config(std::vector<std::string> &warnings) {
     else
       throw ConfigError(std::string("NANORT_WRITE_BACK='") + v + "' is not one of eager, taskwait");
   }
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER"); v && *v) {
+    if (!std::strcmp(v, "auto") || !std::strcmp(v, "off"))
+      config.auto_host_register = !std::strcmp(v, "auto");
+    else
+      throw ConfigError(std::string("NANORT_HOST_REGISTER='") + v + "' is not one of auto, off");
+  }
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER_LIMIT"); v && *v)
+    config.host_register_limit = parse_limit(v, "NANORT_HOST_REGISTER_LIMIT");
   if (const char *v = std::getenv("NANORT_ENERGY_RATE"); v && *v) {
     char *end = nullptr;
     const double rate = std::strtod(v, &end);

@@ -13,6 +13,8 @@
 #include <new>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "cpu/cpu_worker_pool.hpp"
 #include "cpu/spare_threads.hpp"
 #include "device/accelerator.hpp"
@@ -189,6 +191,14 @@ Runtime::Runtime() {
   }
   ready_limit_ = config_.ready_per_worker * static_cast<std::size_t>(config_.cpu_workers);
   open_devices(warnings);
+  if (config_.auto_host_register) {
+    const MemoryLimit &limit = config_.host_register_limit;
+    const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                           static_cast<double>(sysconf(_SC_PAGESIZE));
+    host_registration_.start_auto(
+        limit.bytes ? limit.bytes : static_cast<std::size_t>(limit.fraction * machine),
+        accelerators_, warnings);
+  }
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
   if (config_.stats || energy_policy_) {
     std::vector<EnergyMeter::Gpu> gpus;
@@ -279,6 +289,7 @@ void Runtime::stop() {
   managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
   DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
+  host_registration_.stop_auto(accelerators_);  // (no copy in flight any more)
   cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<Failure> uncollected;
   for (Task *root : roots) {

@@ -146,6 +146,8 @@ class Runtime final : public DeviceWork {
   // The devices and the directory (null when there is no device), for nanort-info and tests.
   const std::vector<std::unique_ptr<Accelerator>> &accelerators() const { return accelerators_; }
   dc::Directory *directory() const { return directory_.get(); }
+  // The ranges the runtime page-locked by itself (NANORT_HOST_REGISTER=auto); null when off.
+  HostLockCache *auto_host_locks() { return host_registration_.auto_locks(); }
   // Device tasks released before their predecessors' kernels on several devices ended
   // (NANORT_EARLY_LAUNCH=across), since the start: for tests.
   std::uint64_t early_across_releases() const { return early_across_releases_.load(); }

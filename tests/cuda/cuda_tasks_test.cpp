@@ -6,6 +6,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <gtest/gtest.h>
+
 #include <nanort/nanort.h>
 #include "status_checks.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "cuda/cuda_device.hpp"
 #include "device/accelerator.hpp"
 #include "device/device_numbering.hpp"
+#include "device/host_lock_cache.hpp"
 #include "runtime.hpp"
 
 extern "C" const unsigned char test_kernels[];
@@ -343,6 +346,70 @@ TEST_F(SmallCuda, EvictionUnderASmallLimit) {
     for (int i = 0; i < n; i += 97) ASSERT_EQ(x[a][i], 3 * (a + 1)) << a << " " << i;
   EXPECT_GT(cuda0_counters().evictions, 0u);
   EXPECT_LE(cuda0_counters().peak_bytes, 1u << 20);
+}
+
+// The same with page-locked arrays (nanort_host_register), locked from the start or only after
+// the first round (copies of a range go staged first, then direct, as when the runtime locks
+// a range that moves often).
+void eviction_of_page_locked_arrays(bool lock_after_first_round) {
+  if (nanort::rt::Runtime::get().directory()->capacity(cuda_space(0)) != (1u << 20))
+    GTEST_SKIP() << "the runtime started before the 1 MiB limit was set: run this test in a "
+                    "process of its own (ctest does)";
+  constexpr int arrays = 16, n = 64 * 1024;
+  std::vector<std::vector<int>> x(arrays, std::vector<int>(n, 0));
+  auto lock_all = [&] {
+    for (auto &array : x) ASSERT_OK(nanort_host_register(array.data(), n * sizeof(int)));
+  };
+  if (!lock_after_first_round) lock_all();
+  for (int round = 0; round < 3; ++round) {
+    for (int a = 0; a < arrays; ++a)
+      ASSERT_OK(add(x[a].data(), a + 1, n, NANORT_INOUT, kAdd, 0));
+    if (round == 0 && lock_after_first_round) {
+      ASSERT_OK(nanort_taskwait());
+      lock_all();
+    }
+  }
+  ASSERT_OK(nanort_taskwait());
+  for (int a = 0; a < arrays; ++a)
+    for (int i = 0; i < n; i += 97) ASSERT_EQ(x[a][i], 3 * (a + 1)) << a << " " << i;
+  for (auto &array : x) ASSERT_OK(nanort_host_unregister(array.data()));
+  EXPECT_GT(cuda0_counters().evictions, 0u);
+  EXPECT_LE(cuda0_counters().peak_bytes, 1u << 20);
+}
+
+TEST_F(SmallCuda, EvictionOfPageLockedArrays) { eviction_of_page_locked_arrays(false); }
+TEST_F(SmallCuda, EvictionOfArraysLockedAfterTheFirstRound) { eviction_of_page_locked_arrays(true); }
+
+// Plain malloc'd memory that moves round after round is page-locked by the runtime
+// (NANORT_HOST_REGISTER=auto, the default), the results stay right, and freeing the array
+// unlocks it.
+TEST_F(Cuda, OrdinaryMemoryThatMovesIsLockedByTheRuntime) {
+  nanort::rt::HostLockCache *locks = nanort::rt::Runtime::get().auto_host_locks();
+  if (!locks) GTEST_SKIP() << "NANORT_HOST_REGISTER=auto is off in this process";
+  constexpr int blocks = 8, block = 256 * 1024, n = blocks * block;  // 8 MiB of ints
+  auto *x = static_cast<int *>(std::malloc(n * sizeof(int)));
+  ASSERT_NE(x, nullptr);
+  std::fill(x, x + n, 0);
+  for (int round = 0; round < 4; ++round) {
+    for (int b = 0; b < blocks; ++b)
+      ASSERT_OK(add(x + b * block, 1, block, NANORT_INOUT, kAdd));
+    ASSERT_OK(nanort_taskwait());
+    locks->drain();
+  }
+  for (int i = 0; i < n; i += 101) ASSERT_EQ(x[i], 4) << i;
+  const nanort::rt::HostLockCache::Stats stats = locks->stats();
+  const std::string what = "locks " + std::to_string(stats.locks) + ", unlocks " +
+                           std::to_string(stats.unlocks) + ", entries " +
+                           std::to_string(stats.entries) + ", refused " +
+                           std::to_string(stats.refused) + " (" + stats.last_refusal + ")";
+  // (Blocks that moved later than the first lock, on the other GPU, are locked apart: a copy
+  // over two locked ranges is made in two pieces.)
+  for (int b = 0; b < blocks; ++b)
+    EXPECT_TRUE(locks->covers(x + b * block, block * sizeof(int))) << b << ": " << what;
+  const std::size_t locked = locks->stats().locked_bytes;
+  EXPECT_GE(locked, n * sizeof(int));
+  std::free(x);
+  EXPECT_LE(locks->stats().locked_bytes + n * sizeof(int), locked);
 }
 
 // Even blocks on OpenCL, odd blocks on CUDA, then every block on the other kind: the data

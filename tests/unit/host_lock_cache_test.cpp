@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "../../nanort/src/device/host_lock_cache.hpp"
 
@@ -28,9 +29,10 @@ const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 class RecordingLocker final : public HostLockCache::Locker {
  public:
   bool lock(void *address, std::size_t bytes, std::string &why) override {
-    if (hold_) {
+    if (hold_) {  // (the next lock() only)
       entered_.set_value();
       hold_->wait();
+      hold_.reset();
     }
     std::lock_guard<std::mutex> guard(mutex_);
     ++lock_calls;
@@ -103,12 +105,19 @@ class HostLockCacheTest : public ::testing::Test {
     cache->moved(address, bytes);
     cache->drain();
   }
+  // A mapping of its own: between two inaccessible pages, so that the kernel does not merge
+  // it with a neighbour (the cache may lock a whole mapping). The guards stay (a page each).
   static char *map_pages(std::size_t pages) {
-    void *memory = mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE,
+    void *memory = mmap(nullptr, (pages + 2) * kPage, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     EXPECT_NE(memory, MAP_FAILED);
-    return static_cast<char *>(memory);
+    char *base = static_cast<char *>(memory);
+    EXPECT_EQ(mprotect(base, kPage, PROT_NONE), 0);
+    EXPECT_EQ(mprotect(base + (pages + 1) * kPage, kPage, PROT_NONE), 0);
+    return base + kPage;
   }
+  // A mapping far larger than the ranges moved in it: only their own pages are locked.
+  static constexpr std::size_t kLargeMapping = 16384;
 
   RecordingLocker locker;
   std::unique_ptr<HostLockCache> cache;
@@ -116,7 +125,7 @@ class HostLockCacheTest : public ::testing::Test {
 
 TEST_F(HostLockCacheTest, ARangeIsLockedOnceItMovedTwice) {
   make();
-  char *memory = map_pages(256);  // 1 MiB with 4K pages
+  char *memory = map_pages(kLargeMapping);
   const std::size_t bytes = 200 * kPage + 100;
   cache->moved(memory + 10, bytes);
   cache->drain();
@@ -130,8 +139,36 @@ TEST_F(HostLockCacheTest, ARangeIsLockedOnceItMovedTwice) {
   ASSERT_EQ(locker.count(), 1u);
   EXPECT_EQ(locker.locked.begin()->first, reinterpret_cast<std::uintptr_t>(memory));
   EXPECT_EQ(cache->stats().locked_bytes, 201 * kPage);
-  munmap(memory, 256 * kPage);
+  munmap(memory, kLargeMapping * kPage);
   EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, TheBlocksOfOneArrayAreLockedAsOne) {
+  make();
+  // As a malloc'd array in blocks: the data a little past a page's start, blocks that share
+  // their edge pages; each moved once, then one of them again.
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  for (int b = 0; b < 16; ++b) cache->moved(array + b * block, block);
+  move_twice(array + 3 * block, block);
+  ASSERT_EQ(locker.count(), 1u);
+  EXPECT_EQ(cache->stats().locked_bytes, 16 * block + kPage);
+  for (int b = 0; b < 16; ++b) EXPECT_TRUE(cache->covers(array + b * block, block)) << b;
+  EXPECT_TRUE(cache->covers(array, 16 * block));  // one registration: any copy inside
+  EXPECT_FALSE(cache->covers(array + 16 * block, kPage));
+  move_twice(array + 5 * block, block);  // covered: not counted, nothing more locked
+  EXPECT_EQ(locker.lock_calls, 1);
+  // A heap block freed next to the array (its bytes outside the array's) leaves it locked;
+  // the array freed unlocks it.
+  cache->forget(reinterpret_cast<std::uintptr_t>(array + 16 * block),
+                reinterpret_cast<std::uintptr_t>(array + 16 * block + 64),
+                HostLockCache::Scope::bytes);
+  EXPECT_EQ(locker.count(), 1u);
+  cache->forget(reinterpret_cast<std::uintptr_t>(array),
+                reinterpret_cast<std::uintptr_t>(array) + 16 * block, HostLockCache::Scope::bytes);
+  EXPECT_EQ(locker.count(), 0u);
+  munmap(memory, kLargeMapping * kPage);
 }
 
 TEST_F(HostLockCacheTest, SmallRangesAreNotLocked) {
@@ -219,15 +256,21 @@ TEST_F(HostLockCacheTest, AMappingOverALockedRangeUnlocksIt) {
 
 TEST_F(HostLockCacheTest, OverlappingRangesLockOnlyThePagesNotLockedYet) {
   make();
-  char *memory = map_pages(256);
+  char *memory = map_pages(kLargeMapping);
   // a: pages 0..99 and part of page 100; b: from inside page 100 to page 199.
   char *a = memory, *b = memory + 100 * kPage + kPage / 2;
   move_twice(a, 100 * kPage + kPage / 4);
   move_twice(b, 99 * kPage);
   ASSERT_EQ(locker.count(), 2u);  // checked by the locker: no page twice
-  // Two registrations: a copy across both would be refused by the driver.
-  EXPECT_FALSE(cache->covers(memory, 200 * kPage));
-  EXPECT_TRUE(cache->covers(memory, 101 * kPage));
+  EXPECT_TRUE(cache->covers(memory, 200 * kPage));  // one run of locked pages
+  // Two registrations: a copy over both is cut where they meet, and where ordinary memory
+  // begins.
+  std::vector<std::uintptr_t> edges;
+  cache->cuts(memory + kPage, 250 * kPage, edges);
+  const auto at = [&](std::size_t pages) { return reinterpret_cast<std::uintptr_t>(memory) + pages * kPage; };
+  EXPECT_EQ(edges, (std::vector<std::uintptr_t>{at(101), at(200)}));
+  cache->cuts(memory + kPage, 10 * kPage, edges);
+  EXPECT_TRUE(edges.empty());
   EXPECT_EQ(cache->stats().locked_bytes, 200 * kPage);
   // Freeing a's bytes (a heap block) unlocks a's pages only; b's own stay locked.
   cache->forget(reinterpret_cast<std::uintptr_t>(a),
@@ -236,7 +279,7 @@ TEST_F(HostLockCacheTest, OverlappingRangesLockOnlyThePagesNotLockedYet) {
   EXPECT_EQ(locker.count(), 1u);
   EXPECT_FALSE(cache->covers(a, kPage));
   EXPECT_TRUE(cache->covers(memory + 101 * kPage, 99 * kPage));
-  munmap(memory, 256 * kPage);
+  munmap(memory, kLargeMapping * kPage);
   EXPECT_EQ(locker.count(), 0u);
 }
 
@@ -256,14 +299,14 @@ TEST_F(HostLockCacheTest, ManyRangesGrowTheCache) {
 
 TEST_F(HostLockCacheTest, NothingIsLockedPastTheLimit) {
   make(150 * kPage);
-  char *memory = map_pages(256);
+  char *memory = map_pages(kLargeMapping);
   move_twice(memory, 100 * kPage);
   move_twice(memory + 128 * kPage, 100 * kPage);  // would make 200 pages
   EXPECT_TRUE(cache->covers(memory, 100 * kPage));
   EXPECT_FALSE(cache->covers(memory + 128 * kPage, 100 * kPage));
   EXPECT_EQ(cache->stats().refused, 1u);
   EXPECT_EQ(cache->stats().locked_bytes, 100 * kPage);
-  munmap(memory, 256 * kPage);
+  munmap(memory, kLargeMapping * kPage);
 }
 
 TEST_F(HostLockCacheTest, ARangeTheLockerRefusedIsNotAskedAgain) {
@@ -290,6 +333,41 @@ TEST_F(HostLockCacheTest, MemoryGivenBackWhileItIsBeingLockedEndsUnlocked) {
   cache->drain();
   EXPECT_EQ(locker.count(), 0u);
   EXPECT_FALSE(cache->covers(memory, 128 * kPage));
+}
+
+TEST_F(HostLockCacheTest, ARangeFreedWhileItWaitsForTheHelperIsNotLocked) {
+  make();
+  std::promise<void> go;
+  std::future<void> entered = locker.hold(go.get_future().share());
+  char *memory = map_pages(128);
+  cache->moved(memory, 128 * kPage);
+  cache->moved(memory, 128 * kPage);
+  entered.wait();  // the helper waits inside lock() for the first range
+  const std::size_t bytes = std::size_t(2) << 20;
+  auto *block = static_cast<char *>(std::malloc(bytes));
+  ASSERT_NE(block, nullptr);
+  cache->moved(block, bytes);
+  cache->moved(block, bytes);  // queued behind the first
+  std::free(block);            // given back before the helper takes it
+  go.set_value();
+  cache->drain();
+  EXPECT_EQ(locker.lock_calls, 1);
+  EXPECT_FALSE(cache->covers(block, bytes));
+  munmap(memory, 128 * kPage);
+}
+
+TEST_F(HostLockCacheTest, FreesOfOtherMemoryLeaveTheLockedRangesAlone) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  move_twice(memory, 100 * kPage);
+  ASSERT_EQ(locker.count(), 1u);
+  for (int i = 0; i < 1000; ++i) {
+    void *other = std::malloc(static_cast<std::size_t>(64 + i));
+    std::free(other);
+  }
+  EXPECT_EQ(locker.count(), 1u);
+  EXPECT_TRUE(cache->covers(memory, 100 * kPage));
+  munmap(memory, kLargeMapping * kPage);
 }
 
 }  // namespace

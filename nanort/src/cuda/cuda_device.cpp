@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "../device/host_lock_cache.hpp"
 #include "../small_vector.hpp"
 #include "../spin_lock.hpp"
 #include "../task.hpp"
@@ -311,7 +312,10 @@ class CudaMemory final : public dc::MemorySpace {
     const Driver &cu = cu_;
     make_current(cu, context_);
     wait_for(cu, to_device_, after);
-    NANORT_CU_CHECK(cuMemcpyHtoDAsync(target.handle + offset, source, bytes, to_device_));
+    for_each_piece(source, bytes, [&](std::size_t at, std::size_t n) {
+      NANORT_CU_CHECK(cuMemcpyHtoDAsync(target.handle + offset + at,
+                                        static_cast<const char *>(source) + at, n, to_device_));
+    });
     return finished(to_device_, "copy to " + name_);
   }
   dc::CompletionPtr read(dc::DeviceBuffer source, std::size_t offset, void *target,
@@ -319,8 +323,27 @@ class CudaMemory final : public dc::MemorySpace {
     const Driver &cu = cu_;
     make_current(cu, context_);
     wait_for(cu, to_host_, after);
-    NANORT_CU_CHECK(cuMemcpyDtoHAsync(target, source.handle + offset, bytes, to_host_));
+    for_each_piece(target, bytes, [&](std::size_t at, std::size_t n) {
+      NANORT_CU_CHECK(cuMemcpyDtoHAsync(static_cast<char *>(target) + at,
+                                        source.handle + offset + at, n, to_host_));
+    });
     return finished(to_host_, "copy from " + name_);
+  }
+  // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
+  // the runtime locked, or in none (the driver refuses a copy across two registrations).
+  template <class Copy>
+  void for_each_piece(const void *host, std::size_t bytes, Copy &&copy) {
+    HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
+    if (!locks) return copy(0, bytes);
+    thread_local std::vector<std::uintptr_t> edges;
+    locks->cuts(host, bytes, edges);
+    const auto start = reinterpret_cast<std::uintptr_t>(host);
+    std::size_t at = 0;
+    for (std::uintptr_t edge : edges) {
+      copy(at, edge - start - at);
+      at = edge - start;
+    }
+    copy(at, bytes - at);
   }
   dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
                          dc::DeviceBuffer target, std::size_t target_offset, std::size_t bytes,
@@ -370,23 +393,37 @@ class CudaMemory final : public dc::MemorySpace {
   }
 
   bool is_page_locked(const void *address, std::size_t bytes) override {
+    // What the runtime locked by itself it knows without asking the driver. The rest is asked
+    // of the driver (memory the program locked): if that is not locked either, the copy goes
+    // through staging, and the range is counted towards being locked.
+    HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
+    if (locks && locks->covers(address, bytes)) return true;
+    if (driver_says_locked(address, bytes)) return true;
+    if (locks) locks->moved(address, bytes);
+    return false;
+  }
+  void use_host_locks(HostLockCache *locks) { host_locks_.store(locks, std::memory_order_release); }
+
+  bool driver_says_locked(const void *address, std::size_t bytes) {
     // cuPointerGetAttributes (unlike the singular form) answers "unknown" for ordinary memory
-    // instead of failing. Both ends locked: the range is, unless it spans two locked ranges
-    // with a hole between them, which would cost speed only (the driver copies pageable
-    // memory correctly).
+    // instead of failing. Both ends in one locked range (one buffer id): an asynchronous copy
+    // across two registrations, even touching ones, fails (CUDA_ERROR_INVALID_VALUE).
     const Driver &cu = cu_;
     make_current(cu, context_);
+    unsigned long long buffer[2] = {0, 0};
+    int at = 0;
     for (const void *end : {address, static_cast<const void *>(
                                          static_cast<const char *>(address) + bytes - 1)}) {
       unsigned type = 0;
-      CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-      void *values[] = {&type};
-      if (cu.cuPointerGetAttributes(1, &attribute, values,
+      CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                          CU_POINTER_ATTRIBUTE_BUFFER_ID};
+      void *values[] = {&type, &buffer[at++]};
+      if (cu.cuPointerGetAttributes(2, attributes, values,
                                     reinterpret_cast<CUdeviceptr>(end)) != CUDA_SUCCESS ||
           type != CU_MEMORYTYPE_HOST)
         return false;
     }
-    return true;
+    return buffer[0] == buffer[1];
   }
 
   void add_peer(CUcontext peer) { peers_.push_back(peer); }
@@ -405,6 +442,7 @@ class CudaMemory final : public dc::MemorySpace {
   CUstream to_device_, to_host_, from_peers_;
   std::vector<CUcontext> peers_;  // contexts whose memory this one reads directly
   std::shared_ptr<EventPool> events_;
+  std::atomic<HostLockCache *> host_locks_{nullptr};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -493,6 +531,7 @@ class CudaDevice final : public Accelerator {
       throw std::invalid_argument(what + " (not an address nanort_host_register locked)");
     throw CudaError(status, what);
   }
+  void use_host_locks(HostLockCache *locks) override { memory_->use_host_locks(locks); }
   bool is_fatal(const std::exception &error) const override {
     auto *cuda_error = dynamic_cast<const CudaError *>(&error);
     return cuda_error && cuda_error->sticky();

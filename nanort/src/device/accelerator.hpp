@@ -16,6 +16,7 @@
 namespace nanort::rt {
 
 struct Task;
+class HostLockCache;
 
 // A device kind's name, as messages and NANORT_AFFINITY name it.
 inline const char *device_name(std::uint32_t kind) {
@@ -104,6 +105,10 @@ class Accelerator {
   // nothing.
   virtual void register_host(void * /*address*/, std::size_t /*bytes*/) {}
   virtual void unregister_host(void * /*address*/) {}
+  // The ranges that the runtime locks by itself (NANORT_HOST_REGISTER=auto): a backend whose
+  // register_host locks for it answers is_page_locked from them, and reports there the ranges
+  // it copies through staging. Null: none (before the runtime stops).
+  virtual void use_host_locks(HostLockCache * /*locks*/) {}
 
   // For tests: kernels launched on this device from now on start only once the returned hold
   // is destroyed (copies are not held), so that a test sees work launched and not ended, or a

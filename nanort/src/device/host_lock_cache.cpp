@@ -84,12 +84,32 @@ void HostLockCache::widen_bounds(std::uintptr_t start, std::uintptr_t end) {
 }
 
 bool HostLockCache::covers_locked(std::uintptr_t start, std::uintptr_t end) const {
-  // Within one entry: the driver refuses an asynchronous copy that spans two registrations
-  // (CUDA_ERROR_INVALID_VALUE), even where they touch.
+  // Entries never overlap: walk those that follow each other from the one holding 'start'.
   auto it = entries_.upper_bound(start);
   if (it == entries_.begin()) return false;
   --it;
-  return it->second.page_end >= end;
+  std::uintptr_t reached = start;
+  while (it != entries_.end() && it->first <= reached) {
+    reached = std::max(reached, it->second.page_end);
+    if (reached >= end) return true;
+    ++it;
+  }
+  return false;
+}
+
+void HostLockCache::cuts(const void *address, std::size_t bytes,
+                         std::vector<std::uintptr_t> &out) {
+  out.clear();
+  Inside here;
+  const auto start = reinterpret_cast<std::uintptr_t>(address);
+  const std::uintptr_t end = start + bytes;
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (entries_.empty()) return;
+  auto it = entries_.upper_bound(start);
+  if (it != entries_.begin()) --it;
+  for (; it != entries_.end() && it->first < end; ++it)
+    for (std::uintptr_t edge : {it->first, it->second.page_end})
+      if (start < edge && edge < end && (out.empty() || out.back() != edge)) out.push_back(edge);
 }
 
 bool HostLockCache::covers(const void *address, std::size_t bytes) {
@@ -120,6 +140,7 @@ void HostLockCache::moved(const void *address, std::size_t bytes) {
     if (++move.count >= options_.moves_before_lock) {
       move.count = kAsked;
       queue_.emplace_back(start, end);
+      publish_watched();
       ask = true;
     }
   }
@@ -132,12 +153,13 @@ void HostLockCache::helper_loop() {
   for (;;) {
     wake_helper_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (stopping_) break;
+    // (Watched from the queue to the end of its locking: a free meanwhile forgets it.)
     const auto [start, end] = queue_.front();
     queue_.erase(queue_.begin());
     busy_ = true;
-    lock.unlock();
-    lock_range(start, end);
-    lock.lock();
+    lock_range(lock, start, end);
+    locking_ = {0, 0};
+    publish_watched();
     busy_ = false;
     if (queue_.empty()) idle_.notify_all();
   }
@@ -145,70 +167,120 @@ void HostLockCache::helper_loop() {
   idle_.notify_all();
 }
 
-void HostLockCache::lock_range(std::uintptr_t start, std::uintptr_t end) {
+void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
+                               const std::uintptr_t asked_start, const std::uintptr_t asked_end) {
+  // (Called and returns with the lock held; let go only around the locker's calls.)
+  locking_ = {asked_start, asked_end};
+  auto move = moves_.find(asked_start);
+  if (move == moves_.end() || move->second.end != asked_end) return;  // forgotten meanwhile
+  // Blocks of one array share their edge pages: the range grows by every range that moved and
+  // touches it or shares a page with it (the other blocks of the array, which moved once by
+  // now), and all are locked as one.
+  std::uintptr_t start = asked_start, end = asked_end;
+  for (bool grew = true; grew;) {
+    grew = false;
+    const std::uintptr_t from = start > longest_move_ + page_ ? start - longest_move_ - page_ : 0;
+    for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end + page_; ++it)
+      if (it->second.end + page_ > start && (it->first < start || it->second.end > end)) {
+        start = std::min(start, it->first);
+        end = std::max(end, it->second.end);
+        grew = true;
+      }
+  }
   const std::uintptr_t first = start / page_ * page_;
   const std::uintptr_t last = (end + page_ - 1) / page_ * page_;
   // The pages not locked yet, in runs, each locked on its own (the driver refuses a range that
   // overlaps one it locked).
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> gaps;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    auto move = moves_.find(start);
-    if (move == moves_.end() || move->second.end != end) return;  // forgotten meanwhile
-    std::uintptr_t at = first;
-    auto it = entries_.upper_bound(first);
-    if (it != entries_.begin()) --it;
-    for (; it != entries_.end() && it->first < last; ++it) {
-      if (it->second.page_end <= at) continue;
-      if (it->first > at) gaps.emplace_back(at, it->first);
-      at = it->second.page_end;
-    }
-    if (at < last) gaps.emplace_back(at, last);
-    std::size_t wanted = 0;
-    for (const auto &[s, e] : gaps) wanted += e - s;
-    if (locked_bytes_ + wanted > options_.limit) {
-      move->second.count = kRefused;
-      ++counts_.refused;
-      return;
-    }
+  std::uintptr_t at = first;
+  auto it = entries_.upper_bound(first);
+  if (it != entries_.begin()) --it;
+  for (; it != entries_.end() && it->first < last; ++it) {
+    if (it->second.page_end <= at) continue;
+    if (it->first > at) gaps.emplace_back(at, it->first);
+    at = it->second.page_end;
   }
+  if (at < last) gaps.emplace_back(at, last);
+  std::size_t wanted = 0;
+  for (const auto &[s, e] : gaps) wanted += e - s;
+  if (locked_bytes_ + wanted > options_.limit) {
+    move->second.count = kRefused;
+    ++counts_.refused;
+    counts_.last_refusal = std::to_string(wanted) + " bytes more would pass the limit of " +
+                           std::to_string(options_.limit);
+    return;
+  }
+  // From here until the end a free of any of these bytes marks them forgotten.
+  locking_ = {start, end};
+  locking_forgotten_ = false;
+  publish_watched();
   for (const auto &[s, e] : gaps) {
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      locking_ = {s, e};
-      locking_forgotten_ = false;
-    }
+    lock.unlock();
     std::string why;
     const bool locked = locker_.lock(reinterpret_cast<void *>(s), e - s, why);
-    bool undo = false;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      locking_ = {0, 0};
-      auto move = moves_.find(start);
-      if (!locked) {
-        if (move != moves_.end()) move->second.count = kRefused;
-        ++counts_.refused;
-        return;
-      }
-      if (locking_forgotten_) {
-        undo = true;  // given back while it was being locked
-      } else {
-        entries_[s] = Entry{e, std::max(start, s), std::min(end, e)};
-        locked_bytes_ += e - s;
-        ++counts_.locks;
-        widen_bounds(s, e);
-      }
+    lock.lock();
+    if (!locked) {
+      move = moves_.find(asked_start);
+      if (move != moves_.end()) move->second.count = kRefused;
+      ++counts_.refused;
+      counts_.last_refusal = why;
+      return;
     }
-    if (undo) {
+    if (locking_forgotten_) {  // given back while it was being locked
+      lock.unlock();
       locker_.unlock(reinterpret_cast<void *>(s));
-      std::lock_guard<std::mutex> guard(mutex_);
+      lock.lock();
       ++counts_.unlocks;
       return;
     }
+    entries_[s] = Entry{e, std::max(start, s), std::min(end, e)};
+    locked_bytes_ += e - s;
+    ++counts_.locks;
+    widen_bounds(s, e);
+  }
+}
+
+void HostLockCache::publish_watched() {
+  // (Under mutex_: one writer at a time.)
+  const unsigned sequence = watched_sequence_.load(std::memory_order_relaxed);
+  watched_sequence_.store(sequence + 1, std::memory_order_relaxed);  // odd: being rewritten
+  std::atomic_thread_fence(std::memory_order_release);
+  int count = 0;
+  const auto add = [&](std::uintptr_t start, std::uintptr_t end) {
+    if (count < 0 || start >= end) return;
+    if (count == kWatchedMax) {
+      count = -1;
+      return;
+    }
+    watched_start_[count].store(start, std::memory_order_relaxed);
+    watched_end_[count].store(end, std::memory_order_relaxed);
+    ++count;
+  };
+  for (const auto &[first, entry] : entries_) add(entry.data_start, entry.data_end);
+  add(locking_.first, locking_.second);
+  for (const auto &[start, end] : queue_) add(start, end);
+  watched_count_.store(count, std::memory_order_relaxed);
+  watched_sequence_.store(sequence + 2, std::memory_order_release);
+}
+
+bool HostLockCache::frees_may_touch(std::uintptr_t start, std::uintptr_t end) const {
+  for (;;) {
+    const unsigned before = watched_sequence_.load(std::memory_order_acquire);
+    if (before & 1) continue;  // (being rewritten: a few stores)
+    const int count = watched_count_.load(std::memory_order_relaxed);
+    bool touches = count < 0;
+    for (int i = 0; i < count && !touches; ++i)
+      touches = watched_start_[i].load(std::memory_order_relaxed) < end &&
+                start < watched_end_[i].load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (watched_sequence_.load(std::memory_order_relaxed) == before) return touches;
   }
 }
 
 void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope) {
+  // A heap block that is none of the locked bytes: nothing to unlock. (Ranges that moved but
+  // are not locked keep their counts: memory at that address moves on as it did.)
+  if (scope == Scope::bytes && !frees_may_touch(start, end)) return;
   Inside here;
   std::vector<std::uintptr_t> to_unlock;
   {
@@ -218,7 +290,12 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
     // (A queued one too: the helper finds it gone and skips it.)
     for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end;)
       it = it->second.end > start ? moves_.erase(it) : std::next(it);
-    if (locking_.first < end && start < locking_.second) locking_forgotten_ = true;
+    // (Pages: the registration in progress takes whole pages.)
+    const std::uintptr_t lock_first = scope == Scope::pages ? locking_.first / page_ * page_
+                                                            : locking_.first;
+    const std::uintptr_t lock_last =
+        scope == Scope::pages ? (locking_.second + page_ - 1) / page_ * page_ : locking_.second;
+    if (lock_first < end && start < lock_last) locking_forgotten_ = true;
     auto it = entries_.upper_bound(start);
     if (it != entries_.begin()) --it;
     while (it != entries_.end() && it->first < end) {
@@ -235,6 +312,7 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
       ++counts_.unlocks;
       it = entries_.erase(it);
     }
+    if (!to_unlock.empty()) publish_watched();
     if (entries_.empty() && moves_.empty() && !busy_ && queue_.empty()) {
       watched_lo.store(UINTPTR_MAX, std::memory_order_relaxed);
       watched_hi.store(0, std::memory_order_relaxed);

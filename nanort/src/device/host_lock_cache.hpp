@@ -9,23 +9,22 @@
 // 30 GB/s and more for a staged copy), which is why a range is locked only once it has moved
 // twice, and never on the copying thread.
 //
-// Locked ranges are whole pages (the driver locks pages, and a page once). A range that shares
-// pages with ranges locked already locks only the pages still unlocked. A copy goes direct only
-// within one locked range: the driver refuses an asynchronous copy across two registrations,
-// so neighbours that share a page (blocks of one array) are not served yet; merging them into
-// one registration is the next step. The locked bytes stay under a limit; past it, ranges stay
-// ordinary.
+// Locked ranges are whole pages (the driver locks pages, and a page once). A range is locked
+// together with every range that moved and touches it or shares a page with it (the blocks of
+// one array, each moved once by then), so that an array is mostly one registration; a range
+// that shares pages with ranges locked already locks only the pages still unlocked. A copy
+// over several locked ranges is made in pieces, one per range (cuts()): the driver refuses an
+// asynchronous copy across two registrations. The locked bytes stay under a limit; past it,
+// ranges stay ordinary.
 //
 // No stale entry: memory the program gives back must not stay locked under a new use of its
 // address. The runtime's memory hooks (memory_hooks.cpp) see free, realloc, munmap, mremap,
 // madvise, mmap over a mapping, brk/sbrk and shmdt, and forget() the entries they touch, before
 // the memory is given back. The cache is used only where every hook is in effect
 // (hooks_in_effect(): no allocator or sanitizer in front of them).
-//
-// The CUDA backend does not use it yet: blocks of one array share their edge pages, so they
-// need one registration for the whole array before their copies can go direct (see above).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -59,6 +58,7 @@ class HostLockCache {
     std::size_t entries = 0;
     std::uint64_t locks = 0, unlocks = 0;
     std::uint64_t refused = 0;  // over the limit, or the locker said no
+    std::string last_refusal;   // why, the last time
   };
 
   HostLockCache(Locker &locker, Options options);
@@ -66,9 +66,12 @@ class HostLockCache {
   HostLockCache(const HostLockCache &) = delete;
   HostLockCache &operator=(const HostLockCache &) = delete;
 
-  // Whether [address, address + bytes) lies in one range this cache locked (one registration:
-  // a copy may not span two).
+  // Whether every byte of [address, address + bytes) is on a page this cache locked.
   bool covers(const void *address, std::size_t bytes);
+  // The edges of locked ranges strictly inside [address, address + bytes), in order: the
+  // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
+  // memory), even where they touch, so a copy is made in pieces cut there.
+  void cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
   // The directory copied these bytes through staging (they are not locked): counted, and
   // locked by the helper thread once they moved often enough.
   void moved(const void *address, std::size_t bytes);
@@ -99,8 +102,16 @@ class HostLockCache {
   static constexpr int kRefused = -1;
   static constexpr int kAsked = -2;  // queued for the helper
 
+  // The byte ranges a free must tell the cache of (the entries' own bytes, and the pages being
+  // locked), readable without the lock: most frees touch none of them and return at once.
+  // Rewritten under the lock after every change; read under a sequence count.
+  bool frees_may_touch(std::uintptr_t start, std::uintptr_t end) const;
+  void publish_watched();
+  static constexpr int kWatchedMax = 32;  // more ranges: every free takes the lock
+
   void helper_loop();
-  void lock_range(std::uintptr_t start, std::uintptr_t end);
+  void lock_range(std::unique_lock<std::mutex> &lock, std::uintptr_t asked_start,
+                  std::uintptr_t asked_end);
   bool covers_locked(std::uintptr_t start, std::uintptr_t end) const;
   void widen_bounds(std::uintptr_t start, std::uintptr_t end);
 
@@ -113,12 +124,15 @@ class HostLockCache {
   std::map<std::uintptr_t, Move> moves_;     // by first byte
   std::uintptr_t longest_move_ = 0;          // bytes of the longest range in moves_
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> queue_;  // for the helper
-  std::pair<std::uintptr_t, std::uintptr_t> locking_{0, 0};  // pages the helper locks now
+  std::pair<std::uintptr_t, std::uintptr_t> locking_{0, 0};  // bytes the helper locks now
   bool locking_forgotten_ = false;  // forget() touched them meanwhile
   bool busy_ = false;               // the helper works on a range
   bool stopping_ = false;
   std::size_t locked_bytes_ = 0;
   Stats counts_;
+  std::atomic<unsigned> watched_sequence_{0};
+  std::atomic<int> watched_count_{0};  // -1: more than kWatchedMax
+  std::atomic<std::uintptr_t> watched_start_[kWatchedMax] = {}, watched_end_[kWatchedMax] = {};
   std::condition_variable wake_helper_, idle_;
   std::thread helper_;
 };

@@ -20,12 +20,73 @@ void HostRegistration::add(void *address, std::size_t bytes,
   if (overlaps)
     throw std::invalid_argument("nanort_host_register: the " + std::to_string(bytes) +
                                 " bytes overlap memory that nanort_host_register locked already");
+  // Pages the runtime locked by itself give way (the driver locks a page once).
+  if (auto_) auto_->forget(start, start + bytes, HostLockCache::Scope::pages);
   for (const auto &accelerator : accelerators)
     if (accelerator->kind() == NANORT_DEVICE_CUDA) {
       accelerator->register_host(address, bytes);
       break;
     }
   host_locked_.emplace(start, start + bytes);
+}
+
+namespace {
+// Locks through a GPU's portable registration (for every context).
+class AcceleratorLocker final : public HostLockCache::Locker {
+ public:
+  explicit AcceleratorLocker(Accelerator &gpu) : gpu_(gpu) {}
+  bool lock(void *address, std::size_t bytes, std::string &why) override {
+    try {
+      gpu_.register_host(address, bytes);
+      return true;
+    } catch (const std::exception &e) {
+      why = e.what();
+      return false;
+    }
+  }
+  void unlock(void *address) override {
+    try {
+      gpu_.unregister_host(address);
+    } catch (const std::exception &) {
+      // (Unlocking memory already unmapped can fail: it is unlocked all the same.)
+    }
+  }
+
+ private:
+  Accelerator &gpu_;
+};
+}  // namespace
+
+void HostRegistration::start_auto(std::size_t limit,
+                                  const std::vector<std::unique_ptr<Accelerator>> &accelerators,
+                                  std::vector<std::string> &warnings) {
+  Accelerator *gpu = nullptr;
+  for (const auto &accelerator : accelerators)
+    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
+      gpu = accelerator.get();
+      break;
+    }
+  if (!gpu) return;
+  std::string why;
+  if (!HostLockCache::hooks_in_effect(why)) {
+    warnings.push_back("NANORT_HOST_REGISTER=auto does not lock ordinary memory: " + why +
+                       "; its copies go through staging (nanort_host_register still locks)");
+    return;
+  }
+  locker_ = std::make_unique<AcceleratorLocker>(*gpu);
+  HostLockCache::Options options;
+  options.limit = limit;
+  auto_ = std::make_unique<HostLockCache>(*locker_, options);
+  HostLockCache::set_active(auto_.get());
+  for (const auto &accelerator : accelerators) accelerator->use_host_locks(auto_.get());
+}
+
+void HostRegistration::stop_auto(const std::vector<std::unique_ptr<Accelerator>> &accelerators) {
+  if (!auto_) return;
+  for (const auto &accelerator : accelerators) accelerator->use_host_locks(nullptr);
+  HostLockCache::set_active(nullptr);
+  auto_.reset();
+  locker_.reset();
 }
 
 void HostRegistration::remove(void *address, dc::Directory *directory,

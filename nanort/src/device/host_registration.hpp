@@ -1,7 +1,8 @@
-// HostRegistration: nanort_host_register / nanort_host_unregister. One GPU registers for all
+// HostRegistration: nanort_host_register / nanort_host_unregister, and the ranges the runtime
+// locks by itself (NANORT_HOST_REGISTER=auto, host_lock_cache.hpp). One GPU registers for all
 // (CUDA's portable registration); other kinds copy through their staging buffers and need
-// nothing. The ranges are kept, so that a wrong call is an error that says what is wrong
-// without a failing driver call.
+// nothing. The program's ranges are kept, so that a wrong call is an error that says what is
+// wrong without a failing driver call.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
+
+#include "host_lock_cache.hpp"
 
 namespace nanort::dc {
 class Directory;
@@ -21,6 +25,12 @@ class Accelerator;
 
 class HostRegistration {
  public:
+  HostRegistration() = default;
+  HostRegistration(const HostRegistration &) = delete;
+  HostRegistration &operator=(const HostRegistration &) = delete;
+  ~HostRegistration() {
+    if (auto_) HostLockCache::set_active(nullptr);  // (stop_auto() not reached)
+  }
   // Page-locks 'bytes' at 'address' for the devices; std::invalid_argument if they overlap
   // memory registered already.
   void add(void *address, std::size_t bytes,
@@ -30,7 +40,17 @@ class HostRegistration {
   void remove(void *address, dc::Directory *directory,
               const std::vector<std::unique_ptr<Accelerator>> &accelerators);
 
+  // Starts the automatic locking for the first CUDA GPU, if there is one and the memory hooks
+  // are in effect ('warnings' says why not when they are not). 'limit': bytes at most.
+  void start_auto(std::size_t limit, const std::vector<std::unique_ptr<Accelerator>> &accelerators,
+                  std::vector<std::string> &warnings);
+  // Unlocks what it locked; before the devices close, with no copy in flight.
+  void stop_auto(const std::vector<std::unique_ptr<Accelerator>> &accelerators);
+  HostLockCache *auto_locks() { return auto_.get(); }
+
  private:
+  std::unique_ptr<HostLockCache::Locker> locker_;
+  std::unique_ptr<HostLockCache> auto_;
   std::mutex host_locked_mutex_;
   std::map<std::uintptr_t, std::uintptr_t> host_locked_;  // start -> end
 };
