@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../../nanort/src/device/host_lock_cache.hpp"
@@ -368,6 +369,50 @@ TEST_F(HostLockCacheTest, FreesOfOtherMemoryLeaveTheLockedRangesAlone) {
   EXPECT_EQ(locker.count(), 1u);
   EXPECT_TRUE(cache->covers(memory, 100 * kPage));
   munmap(memory, kLargeMapping * kPage);
+}
+
+// Without the hooks (so also under the sanitizers): threads that copy, look up and give back
+// ranges at once, as device managers and the program do, while the helper locks. The locker
+// checks that no page is locked twice and that only locked ranges are unlocked; at the end
+// nothing is left locked. (The memory is never touched: only its addresses are.)
+TEST(HostLockCacheThreads, CopiesLookupsAndGivingBackAtOnce) {
+  RecordingLocker locker;
+  HostLockCache::Options options;
+  options.limit = std::size_t(1) << 30;
+  auto cache = std::make_unique<HostLockCache>(locker, options);
+  char *memory = static_cast<char *>(mmap(nullptr, 4096 * kPage, PROT_NONE,
+                                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  ASSERT_NE(memory, MAP_FAILED);
+  constexpr int kThreads = 4, kRounds = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<std::uintptr_t> edges;
+      unsigned seed = 12345u + static_cast<unsigned>(t);
+      for (int i = 0; i < kRounds; ++i) {
+        seed = seed * 1103515245u + 12345u;
+        const std::size_t block = (seed >> 8) % 60;  // 60 blocks of 64 pages (and a bit)
+        char *start = memory + block * 64 * kPage + 16;
+        const std::size_t bytes = 64 * kPage;
+        switch ((seed >> 20) % 4) {
+          case 0:
+          case 1: cache->moved(start, bytes); break;
+          case 2: cache->covers(start, bytes); cache->cuts(start, 3 * bytes, edges); break;
+          default:
+            cache->forget(reinterpret_cast<std::uintptr_t>(start),
+                          reinterpret_cast<std::uintptr_t>(start) + bytes,
+                          (seed >> 24) % 2 ? HostLockCache::Scope::bytes
+                                           : HostLockCache::Scope::pages);
+        }
+      }
+    });
+  for (std::thread &thread : threads) thread.join();
+  cache->drain();
+  EXPECT_LE(cache->stats().locked_bytes, std::size_t(61) * 64 * kPage);
+  cache.reset();  // unlocks the rest
+  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_GT(locker.lock_calls, 0);
+  munmap(memory, 4096 * kPage);
 }
 
 }  // namespace

@@ -171,24 +171,38 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
                                const std::uintptr_t asked_start, const std::uintptr_t asked_end) {
   // (Called and returns with the lock held; let go only around the locker's calls.)
   locking_ = {asked_start, asked_end};
-  auto move = moves_.find(asked_start);
-  if (move == moves_.end() || move->second.end != asked_end) return;  // forgotten meanwhile
-  // Blocks of one array share their edge pages: the range grows by every range that moved and
-  // touches it or shares a page with it (the other blocks of the array, which moved once by
-  // now), and all are locked as one.
-  std::uintptr_t start = asked_start, end = asked_end;
-  for (bool grew = true; grew;) {
-    grew = false;
-    const std::uintptr_t from = start > longest_move_ + page_ ? start - longest_move_ - page_ : 0;
-    for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end + page_; ++it)
-      if (it->second.end + page_ > start && (it->first < start || it->second.end > end)) {
-        start = std::min(start, it->first);
-        end = std::max(end, it->second.end);
-        grew = true;
-      }
+  std::map<std::uintptr_t, Move>::iterator move;
+  std::uintptr_t start = 0, end = 0, first = 0, last = 0;
+  for (;;) {
+    move = moves_.find(asked_start);
+    if (move == moves_.end() || move->second.end != asked_end) return;  // forgotten meanwhile
+    // Blocks of one array share their edge pages: the range grows by every range that moved
+    // and touches it or shares a page with it (the other blocks of the array, which moved once
+    // by now), and all are locked as one.
+    start = asked_start;
+    end = asked_end;
+    for (bool grew = true; grew;) {
+      grew = false;
+      const std::uintptr_t from =
+          start > longest_move_ + page_ ? start - longest_move_ - page_ : 0;
+      for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end + page_;
+           ++it)
+        if (it->second.end + page_ > start && (it->first < start || it->second.end > end)) {
+          start = std::min(start, it->first);
+          end = std::max(end, it->second.end);
+          grew = true;
+        }
+    }
+    first = start / page_ * page_;
+    last = (end + page_ - 1) / page_ * page_;
+    // Pages a forget() took out of the entries but has not unlocked yet are still locked: the
+    // driver would refuse them. Wait for that (a driver call), then look again.
+    const bool clear = std::none_of(unlocking_.begin(), unlocking_.end(), [&](const auto &range) {
+      return range.first < last && first < range.second;
+    });
+    if (clear) break;
+    unlocked_.wait(lock);
   }
-  const std::uintptr_t first = start / page_ * page_;
-  const std::uintptr_t last = (end + page_ - 1) / page_ * page_;
   // The pages not locked yet, in runs, each locked on its own (the driver refuses a range that
   // overlaps one it locked).
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> gaps;
@@ -308,6 +322,7 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
         continue;
       }
       to_unlock.push_back(it->first);
+      unlocking_.emplace_back(it->first, entry.page_end);
       locked_bytes_ -= entry.page_end - it->first;
       ++counts_.unlocks;
       it = entries_.erase(it);
@@ -318,7 +333,15 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
       watched_hi.store(0, std::memory_order_relaxed);
     }
   }
+  if (to_unlock.empty()) return;
   for (std::uintptr_t page : to_unlock) locker_.unlock(reinterpret_cast<void *>(page));
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    std::erase_if(unlocking_, [&](const auto &range) {
+      return std::find(to_unlock.begin(), to_unlock.end(), range.first) != to_unlock.end();
+    });
+  }
+  unlocked_.notify_all();
 }
 
 void HostLockCache::drain() {

@@ -126,6 +126,10 @@ class HostLockCache {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> queue_;  // for the helper
   std::pair<std::uintptr_t, std::uintptr_t> locking_{0, 0};  // bytes the helper locks now
   bool locking_forgotten_ = false;  // forget() touched them meanwhile
+  // Pages forget() took out of entries_ and is unlocking now (outside the lock): the helper
+  // locks none of them until they are unlocked.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> unlocking_;
+  std::condition_variable unlocked_;
   bool busy_ = false;               // the helper works on a range
   bool stopping_ = false;
   std::size_t locked_bytes_ = 0;
