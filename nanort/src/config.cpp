@@ -90,9 +90,10 @@ const std::vector<EnvVar> &environment_table() {
        "flushing taskwait, all at once)"},
       {"NANORT_HOST_REGISTER", "auto",
        "ordinary host memory that moves to and from CUDA GPUs: auto (a range of at least 256K "
-       "copied twice is page-locked by a helper thread, and its copies go direct at the bus's "
-       "speed; memory the program frees or unmaps is unlocked first) or off (copies of it go "
-       "through pinned staging buffers; nanort_host_register still locks what it is given)"},
+       "copied twice is page-locked by a helper thread, and its later copies go direct at the "
+       "bus's speed; memory the program frees or unmaps is unlocked first; docs/devices.md "
+       "says what is not seen) or off (copies of it go through pinned staging buffers; "
+       "nanort_host_register still locks what it is given)"},
       {"NANORT_HOST_REGISTER_LIMIT", "50%",
        "host memory page-locked by NANORT_HOST_REGISTER=auto at most: a size (e.g. 8G) or a "
        "percent of the machine's memory; ranges past it stay ordinary"},

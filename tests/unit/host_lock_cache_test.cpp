@@ -26,43 +26,52 @@ namespace {
 
 const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 
-// Records the locked ranges; refuses when told to; may hold a lock() until released.
+// Records the locked ranges; refuses when told to; may hold the next lock() (with its pages
+// recorded as locked, as in the driver) or unlock() (not unlocked yet) until released.
 class RecordingLocker final : public HostLockCache::Locker {
  public:
   bool lock(void *address, std::size_t bytes, std::string &why) override {
-    if (hold_) {  // (the next lock() only)
-      entered_.set_value();
-      hold_->wait();
-      hold_.reset();
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      ++lock_calls;
+      if (refuse) {
+        why = "refused by the test";
+        return false;
+      }
+      const auto start = reinterpret_cast<std::uintptr_t>(address);
+      EXPECT_EQ(start % kPage, 0u);
+      EXPECT_EQ(bytes % kPage, 0u);
+      for (const auto &[s, e] : locked)  // the driver refuses a page locked twice
+        EXPECT_TRUE(start + bytes <= s || e <= start) << "pages locked twice";
+      locked[start] = start + bytes;
     }
-    std::lock_guard<std::mutex> guard(mutex_);
-    ++lock_calls;
-    if (refuse) {
-      why = "refused by the test";
-      return false;
-    }
-    const auto start = reinterpret_cast<std::uintptr_t>(address);
-    EXPECT_EQ(start % kPage, 0u);
-    EXPECT_EQ(bytes % kPage, 0u);
-    for (const auto &[s, e] : locked)  // the driver refuses a page locked twice
-      EXPECT_TRUE(start + bytes <= s || e <= start) << "pages locked twice";
-    locked[start] = start + bytes;
+    wait_if_held(hold_);
     return true;
   }
-  void unlock(void *address) override {
+  bool unlock(void *address) override {
+    wait_if_held(hold_unlock_);
     std::lock_guard<std::mutex> guard(mutex_);
     EXPECT_EQ(locked.erase(reinterpret_cast<std::uintptr_t>(address)), 1u)
         << "unlocking what was not locked";
     ++unlock_calls;
+    return true;
   }
   std::size_t count() {
     std::lock_guard<std::mutex> guard(mutex_);
     return locked.size();
   }
-  // The next lock() waits for 'until'; the returned future is ready once it waits.
-  std::future<void> hold(std::shared_future<void> until) {
-    hold_ = std::move(until);
-    return entered_.get_future();
+  // Whether any locked page is in [start, end).
+  bool any_locked(const void *start, std::size_t bytes) {
+    const auto s0 = reinterpret_cast<std::uintptr_t>(start);
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto &[s, e] : locked)
+      if (s < s0 + bytes && s0 < e) return true;
+    return false;
+  }
+  // The next lock() (unlock()) waits for 'until'; the returned future is ready once it waits.
+  std::future<void> hold(std::shared_future<void> until) { return hold_.set(std::move(until)); }
+  std::future<void> hold_unlock(std::shared_future<void> until) {
+    return hold_unlock_.set(std::move(until));
   }
 
   std::map<std::uintptr_t, std::uintptr_t> locked;
@@ -70,9 +79,23 @@ class RecordingLocker final : public HostLockCache::Locker {
   bool refuse = false;
 
  private:
+  struct Hold {
+    std::optional<std::shared_future<void>> until;
+    std::promise<void> entered;
+    std::future<void> set(std::shared_future<void> f) {
+      until = std::move(f);
+      return entered.get_future();
+    }
+  };
+  static void wait_if_held(Hold &hold) {
+    if (!hold.until) return;  // (the next call only)
+    std::shared_future<void> until = *hold.until;
+    hold.until.reset();
+    hold.entered.set_value();
+    until.wait();
+  }
   std::mutex mutex_;
-  std::optional<std::shared_future<void>> hold_;
-  std::promise<void> entered_;
+  Hold hold_, hold_unlock_;
 };
 
 class HostLockCacheTest : public ::testing::Test {
@@ -95,11 +118,22 @@ class HostLockCacheTest : public ::testing::Test {
     HostLockCache::set_active(cache.get());
   }
   void TearDown() override {
+    if (cache) {  // what the driver has locked is what the cache knows
+      cache->drain();
+      EXPECT_EQ(locker.count(), cache->stats().entries);
+    }
     HostLockCache::set_active(nullptr);
     cache.reset();
-    if (!IsSkipped()) {
-      EXPECT_EQ(locker.count(), 0u) << "the cache left pages locked";
-    }
+  }
+  void move_twice_queued(const void *address, std::size_t bytes) {  // (not waiting for it)
+    cache->moved(address, bytes);
+    cache->moved(address, bytes);
+  }
+  // The helper locking 'pages' at 'memory', held inside lock() (the pages locked) until 'go'.
+  void hold_helper_locking(char *memory, std::size_t pages, std::promise<void> &go) {
+    std::future<void> entered = locker.hold(go.get_future().share());
+    move_twice_queued(memory, pages * kPage);
+    entered.wait();
   }
   void move_twice(const void *address, std::size_t bytes) {
     cache->moved(address, bytes);
@@ -144,41 +178,50 @@ TEST_F(HostLockCacheTest, ARangeIsLockedOnceItMovedTwice) {
   EXPECT_EQ(locker.count(), 0u);
 }
 
-TEST_F(HostLockCacheTest, TheBlocksOfOneArrayAreLockedAsOne) {
+TEST_F(HostLockCacheTest, BlocksOfOneArrayWaitingTogetherAreLockedAsOne) {
   make();
   // As a malloc'd array in blocks: the data a little past a page's start, blocks that share
-  // their edge pages; each moved once, then one of them again.
+  // their edge pages. The helper is kept busy on another range while 15 blocks each move
+  // twice (all waiting) and the last one once.
+  std::promise<void> go;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, go);
   char *memory = map_pages(kLargeMapping);
   char *array = memory + 16;
   const std::size_t block = 64 * kPage;
-  for (int b = 0; b < 16; ++b) cache->moved(array + b * block, block);
-  move_twice(array + 3 * block, block);
-  ASSERT_EQ(locker.count(), 1u);
-  EXPECT_EQ(cache->stats().locked_bytes, 16 * block + kPage);
-  for (int b = 0; b < 16; ++b) EXPECT_TRUE(cache->covers(array + b * block, block)) << b;
-  EXPECT_TRUE(cache->covers(array, 16 * block));  // one registration: any copy inside
-  EXPECT_FALSE(cache->covers(array + 16 * block, kPage));
-  move_twice(array + 5 * block, block);  // covered: not counted, nothing more locked
-  EXPECT_EQ(locker.lock_calls, 1);
+  for (int b = 0; b < 15; ++b) move_twice_queued(array + b * block, block);
+  cache->moved(array + 15 * block, block);
+  go.set_value();
+  cache->drain();
+  ASSERT_EQ(locker.count(), 2u);  // the other range, and blocks 0 to 14 as one
+  EXPECT_EQ(cache->stats().locked_bytes, 128 * kPage + 15 * block + kPage);
+  for (int b = 0; b < 15; ++b) EXPECT_TRUE(cache->covers(array + b * block, block)) << b;
+  EXPECT_TRUE(cache->covers(array, 15 * block));  // one registration: any copy inside
+  std::vector<std::uintptr_t> edges;
+  cache->cuts(array, 15 * block, edges);
+  EXPECT_TRUE(edges.empty());
+  EXPECT_FALSE(cache->covers(array + 15 * block, block));  // moved once: not taken along
   // A heap block freed next to the array (its bytes outside the array's) leaves it locked;
   // the array freed unlocks it.
-  cache->forget(reinterpret_cast<std::uintptr_t>(array + 16 * block),
-                reinterpret_cast<std::uintptr_t>(array + 16 * block + 64),
+  cache->forget(reinterpret_cast<std::uintptr_t>(array + 15 * block),
+                reinterpret_cast<std::uintptr_t>(array + 15 * block + 64),
                 HostLockCache::Scope::bytes);
-  EXPECT_EQ(locker.count(), 1u);
+  EXPECT_EQ(locker.count(), 2u);
   cache->forget(reinterpret_cast<std::uintptr_t>(array),
                 reinterpret_cast<std::uintptr_t>(array) + 16 * block, HostLockCache::Scope::bytes);
-  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_EQ(locker.count(), 1u);
   munmap(memory, kLargeMapping * kPage);
+  munmap(other, 128 * kPage);
 }
 
 TEST_F(HostLockCacheTest, SmallRangesAreNotLocked) {
   make();
-  char *memory = map_pages(16);
-  move_twice(memory, 16 * kPage);  // under 256K
-  EXPECT_FALSE(cache->covers(memory, 16 * kPage));
+  const std::size_t pages = (std::size_t(256) << 10) / kPage + 1;
+  char *memory = map_pages(pages);
+  move_twice(memory, (std::size_t(256) << 10) - 1);  // under 256K
+  EXPECT_FALSE(cache->covers(memory, kPage));
   EXPECT_EQ(locker.lock_calls, 0);
-  munmap(memory, 16 * kPage);
+  munmap(memory, pages * kPage);
 }
 
 TEST_F(HostLockCacheTest, FreedMemoryIsUnlockedBeforeItCanBeUsedAgain) {
@@ -321,29 +364,11 @@ TEST_F(HostLockCacheTest, ARangeTheLockerRefusedIsNotAskedAgain) {
   munmap(memory, 128 * kPage);
 }
 
-TEST_F(HostLockCacheTest, MemoryGivenBackWhileItIsBeingLockedEndsUnlocked) {
-  make();
-  std::promise<void> go;
-  std::future<void> entered = locker.hold(go.get_future().share());
-  char *memory = map_pages(128);
-  cache->moved(memory, 128 * kPage);
-  cache->moved(memory, 128 * kPage);
-  entered.wait();               // the helper is inside lock() now
-  munmap(memory, 128 * kPage);  // given back meanwhile
-  go.set_value();
-  cache->drain();
-  EXPECT_EQ(locker.count(), 0u);
-  EXPECT_FALSE(cache->covers(memory, 128 * kPage));
-}
-
 TEST_F(HostLockCacheTest, ARangeFreedWhileItWaitsForTheHelperIsNotLocked) {
   make();
   std::promise<void> go;
-  std::future<void> entered = locker.hold(go.get_future().share());
   char *memory = map_pages(128);
-  cache->moved(memory, 128 * kPage);
-  cache->moved(memory, 128 * kPage);
-  entered.wait();  // the helper waits inside lock() for the first range
+  hold_helper_locking(memory, 128, go);
   const std::size_t bytes = std::size_t(2) << 20;
   auto *block = static_cast<char *>(std::malloc(bytes));
   ASSERT_NE(block, nullptr);
@@ -408,11 +433,73 @@ TEST(HostLockCacheThreads, CopiesLookupsAndGivingBackAtOnce) {
     });
   for (std::thread &thread : threads) thread.join();
   cache->drain();
-  EXPECT_LE(cache->stats().locked_bytes, std::size_t(61) * 64 * kPage);
-  cache.reset();  // unlocks the rest
-  EXPECT_EQ(locker.count(), 0u);
+  EXPECT_EQ(locker.count(), cache->stats().entries);  // what the driver has is what it knows
   EXPECT_GT(locker.lock_calls, 0);
+  cache.reset();
   munmap(memory, 4096 * kPage);
+}
+
+TEST_F(HostLockCacheTest, AFreedNeighbourIsNotLockedWithTheRangeNextToIt) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *p = memory + 16, *q = memory + 16 + 100 * kPage;  // sharing a page
+  cache->moved(p, 100 * kPage);  // once: not locked
+  cache->forget(reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + 100 * kPage,
+                HostLockCache::Scope::bytes);  // p freed (its pages may go, unseen)
+  move_twice(q, 100 * kPage);
+  EXPECT_TRUE(cache->covers(q, 100 * kPage));
+  EXPECT_FALSE(cache->covers(p, kPage));
+  EXPECT_FALSE(locker.any_locked(memory, 100 * kPage));  // all of p's own pages
+  munmap(memory, kLargeMapping * kPage);
+}
+
+TEST_F(HostLockCacheTest, AnUnmappingWaitsForTheLockInProgressToBeUndone) {
+  make();
+  std::promise<void> go;
+  char *memory = map_pages(128);
+  hold_helper_locking(memory, 128, go);
+  bool locked_after_return = true;
+  std::thread program([&] {
+    munmap(memory, 128 * kPage);
+    locked_after_return = locker.any_locked(memory, 128 * kPage);
+  });
+  while (cache->stats().waits == 0) std::this_thread::yield();  // munmap waits in forget()
+  go.set_value();
+  program.join();
+  EXPECT_FALSE(locked_after_return) << "munmap returned with its pages still locked";
+  cache->drain();
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, TwoFreesOfOneLockedRangeBothReturnOnceItIsUnlocked) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *a = memory, *b = memory + 64 * kPage;  // two blocks locked as one range
+  cache->moved(a, 64 * kPage);
+  cache->moved(a, 64 * kPage);
+  cache->moved(b, 64 * kPage);
+  cache->moved(b, 64 * kPage);
+  cache->drain();
+  ASSERT_TRUE(cache->covers(a, 128 * kPage));
+  std::promise<void> go;
+  std::future<void> unlocking = locker.hold_unlock(go.get_future().share());
+  std::thread free_a([&] {
+    cache->forget(reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(a) + 64 * kPage,
+                  HostLockCache::Scope::bytes);
+  });
+  unlocking.wait();  // a's free is unlocking the range
+  bool locked_after_return = true;
+  std::thread free_b([&] {
+    cache->forget(reinterpret_cast<std::uintptr_t>(b), reinterpret_cast<std::uintptr_t>(b) + 64 * kPage,
+                  HostLockCache::Scope::bytes);
+    locked_after_return = locker.any_locked(b, 64 * kPage);
+  });
+  while (cache->stats().waits == 0) std::this_thread::yield();  // b's free waits for it
+  go.set_value();
+  free_a.join();
+  free_b.join();
+  EXPECT_FALSE(locked_after_return) << "the second free returned with its pages still locked";
+  munmap(memory, kLargeMapping * kPage);
 }
 
 }  // namespace

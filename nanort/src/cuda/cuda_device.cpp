@@ -35,6 +35,21 @@ void make_current(const Driver &cu, CUcontext context) {
 }
 // The same where a failure cannot be reported (destructors, clean-up).
 void set_current(const Driver &cu, CUcontext context) { cu.cuCtxSetCurrent(context); }
+// Makes 'context' current for a scope, and puts back the thread's own on leaving it.
+class KeepCurrent {
+ public:
+  KeepCurrent(const Driver &cu, CUcontext context) : cu_(cu) {
+    if (cu.cuCtxGetCurrent(&before_) != CUDA_SUCCESS) before_ = nullptr;
+    make_current(cu, context);
+  }
+  ~KeepCurrent() { set_current(cu_, before_); }
+  KeepCurrent(const KeepCurrent &) = delete;
+  KeepCurrent &operator=(const KeepCurrent &) = delete;
+
+ private:
+  const Driver &cu_;
+  CUcontext before_ = nullptr;
+};
 
 // Accelerator::hold_kernels: a host function on each kernel stream waits until the hold goes
 // (streams have nothing like OpenCL's user events). Each function keeps the gate alive: it
@@ -510,9 +525,10 @@ class CudaDevice final : public Accelerator {
     return hold;
   }
   // Portable: one registration serves every context, so the runtime asks one GPU.
+  // (Both may run on a thread of the program, inside its free: its current context stays.)
   void register_host(void *address, std::size_t bytes) override {
     const Driver &cu = cu_;
-    make_current(cu, context_);
+    const KeepCurrent keep(cu, context_);
     const CUresult status = cu.cuMemHostRegister(address, bytes, CU_MEMHOSTREGISTER_PORTABLE);
     if (status == CUDA_SUCCESS) return;
     const std::string what = "page-locking " + std::to_string(bytes) + " bytes of host memory "
@@ -523,7 +539,7 @@ class CudaDevice final : public Accelerator {
   }
   void unregister_host(void *address) override {
     const Driver &cu = cu_;
-    make_current(cu, context_);
+    const KeepCurrent keep(cu, context_);
     const CUresult status = cu.cuMemHostUnregister(address);
     if (status == CUDA_SUCCESS) return;
     const std::string what = "unlocking host memory failed with " + error_text(status);

@@ -1,9 +1,11 @@
 #include "host_lock_cache.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <iterator>
 
 #include "../hot_tls.hpp"
@@ -38,18 +40,30 @@ void hooks::program_gives_back(std::uintptr_t start, std::uintptr_t end, bool pa
   if (start >= end || end <= watched_lo.load(std::memory_order_relaxed) ||
       start >= watched_hi.load(std::memory_order_relaxed) || inside)
     return;
-  in_hooks.fetch_add(1, std::memory_order_acquire);
-  if (HostLockCache *cache = active.load(std::memory_order_acquire))
+  const int saved_errno = errno;  // (free keeps errno)
+  // (Sequentially consistent with set_active: either it sees this hook, or this hook sees
+  // its null.)
+  in_hooks.fetch_add(1, std::memory_order_seq_cst);
+  if (HostLockCache *cache = active.load(std::memory_order_seq_cst))
     cache->forget(start, end, pages ? HostLockCache::Scope::pages : HostLockCache::Scope::bytes);
   in_hooks.fetch_sub(1, std::memory_order_release);
+  errno = saved_errno;
 }
 
 bool HostLockCache::hooks_in_effect(std::string &why) { return hooks::in_effect(why); }
 
 void HostLockCache::set_active(HostLockCache *cache) {
-  active.store(cache, std::memory_order_release);
+  // A child made by fork has no helper, and its parent's locks: it forgets the cache.
+  static std::once_flag at_fork;
+  std::call_once(at_fork, [] {
+    pthread_atfork(nullptr, nullptr, [] {
+      active.store(nullptr, std::memory_order_relaxed);
+      watched_hi.store(0, std::memory_order_relaxed);
+    });
+  });
+  active.store(cache, std::memory_order_seq_cst);
   if (!cache)
-    while (in_hooks.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    while (in_hooks.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
 }
 
 HostLockCache::HostLockCache(Locker &locker, Options options)
@@ -73,6 +87,15 @@ HostLockCache::~HostLockCache() {
     moves_.clear();
   }
   for (const auto &[start, entry] : entries) locker_.unlock(reinterpret_cast<void *>(start));
+}
+
+bool HostLockCache::unlock_counted(std::uintptr_t page) {
+  const bool done = locker_.unlock(reinterpret_cast<void *>(page));
+  if (!done) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    ++counts_.unlock_failures;
+  }
+  return done;
 }
 
 void HostLockCache::widen_bounds(std::uintptr_t start, std::uintptr_t end) {
@@ -160,6 +183,7 @@ void HostLockCache::helper_loop() {
     lock_range(lock, start, end);
     locking_ = {0, 0};
     publish_watched();
+    unlocked_.notify_all();  // (a forget() may wait for this range)
     busy_ = false;
     if (queue_.empty()) idle_.notify_all();
   }
@@ -171,14 +195,16 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
                                const std::uintptr_t asked_start, const std::uintptr_t asked_end) {
   // (Called and returns with the lock held; let go only around the locker's calls.)
   locking_ = {asked_start, asked_end};
+  locking_forgotten_ = false;
   std::map<std::uintptr_t, Move>::iterator move;
   std::uintptr_t start = 0, end = 0, first = 0, last = 0;
   for (;;) {
     move = moves_.find(asked_start);
     if (move == moves_.end() || move->second.end != asked_end) return;  // forgotten meanwhile
-    // Blocks of one array share their edge pages: the range grows by every range that moved
-    // and touches it or shares a page with it (the other blocks of the array, which moved once
-    // by now), and all are locked as one.
+    // Blocks of one array share their edge pages: the range grows by every range waiting to
+    // be locked that touches it or shares a page with it (other blocks of the array), and all
+    // are locked as one. (Only those: they are watched, so a free of one has forgotten it; a
+    // range that moved once may have been freed since, and its pages given back unseen.)
     start = asked_start;
     end = asked_end;
     for (bool grew = true; grew;) {
@@ -187,7 +213,8 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
           start > longest_move_ + page_ ? start - longest_move_ - page_ : 0;
       for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end + page_;
            ++it)
-        if (it->second.end + page_ > start && (it->first < start || it->second.end > end)) {
+        if (it->second.count == kAsked && it->second.end + page_ > start &&
+            (it->first < start || it->second.end > end)) {
           start = std::min(start, it->first);
           end = std::max(end, it->second.end);
           grew = true;
@@ -202,6 +229,7 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
     });
     if (clear) break;
     unlocked_.wait(lock);
+    if (locking_forgotten_) return;
   }
   // The pages not locked yet, in runs, each locked on its own (the driver refuses a range that
   // overlaps one it locked).
@@ -226,7 +254,6 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
   }
   // From here until the end a free of any of these bytes marks them forgotten.
   locking_ = {start, end};
-  locking_forgotten_ = false;
   publish_watched();
   for (const auto &[s, e] : gaps) {
     lock.unlock();
@@ -242,7 +269,7 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
     }
     if (locking_forgotten_) {  // given back while it was being locked
       lock.unlock();
-      locker_.unlock(reinterpret_cast<void *>(s));
+      unlock_counted(s);
       lock.lock();
       ++counts_.unlocks;
       return;
@@ -273,6 +300,7 @@ void HostLockCache::publish_watched() {
   for (const auto &[first, entry] : entries_) add(entry.data_start, entry.data_end);
   add(locking_.first, locking_.second);
   for (const auto &[start, end] : queue_) add(start, end);
+  for (const auto &[start, end] : unlocking_) add(start, end);
   watched_count_.store(count, std::memory_order_relaxed);
   watched_sequence_.store(sequence + 2, std::memory_order_release);
 }
@@ -280,7 +308,7 @@ void HostLockCache::publish_watched() {
 bool HostLockCache::frees_may_touch(std::uintptr_t start, std::uintptr_t end) const {
   for (;;) {
     const unsigned before = watched_sequence_.load(std::memory_order_acquire);
-    if (before & 1) continue;  // (being rewritten: a few stores)
+    if (before & 1) return true;  // being rewritten: ask under the lock
     const int count = watched_count_.load(std::memory_order_relaxed);
     bool touches = count < 0;
     for (int i = 0; i < count && !touches; ++i)
@@ -328,20 +356,34 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
       it = entries_.erase(it);
     }
     if (!to_unlock.empty()) publish_watched();
-    if (entries_.empty() && moves_.empty() && !busy_ && queue_.empty()) {
+    if (entries_.empty() && moves_.empty() && !busy_ && queue_.empty() && unlocking_.empty()) {
       watched_lo.store(UINTPTR_MAX, std::memory_order_relaxed);
       watched_hi.store(0, std::memory_order_relaxed);
     }
   }
-  if (to_unlock.empty()) return;
-  for (std::uintptr_t page : to_unlock) locker_.unlock(reinterpret_cast<void *>(page));
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
+  for (std::uintptr_t page : to_unlock) unlock_counted(page);
+  // Returns once no page of [start, end) is locked: those this call unlocked, those another
+  // forget() is unlocking, and those the helper is locking (it undoes that: forgotten).
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!to_unlock.empty()) {
     std::erase_if(unlocking_, [&](const auto &range) {
       return std::find(to_unlock.begin(), to_unlock.end(), range.first) != to_unlock.end();
     });
+    publish_watched();
+    unlocked_.notify_all();
   }
-  unlocked_.notify_all();
+  const std::uintptr_t first = start / page_ * page_, last = (end + page_ - 1) / page_ * page_;
+  const auto settled = [&] {
+    const bool unlocking = std::any_of(unlocking_.begin(), unlocking_.end(), [&](const auto &r) {
+      return r.first < last && first < r.second;
+    });
+    const bool locking = locking_forgotten_ && locking_.first < last && first < locking_.second;
+    return !unlocking && !locking;
+  };
+  if (!settled()) {
+    ++counts_.waits;
+    unlocked_.wait(lock, settled);
+  }
 }
 
 void HostLockCache::drain() {

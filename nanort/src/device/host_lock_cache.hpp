@@ -10,18 +10,21 @@
 // twice, and never on the copying thread.
 //
 // Locked ranges are whole pages (the driver locks pages, and a page once). A range is locked
-// together with every range that moved and touches it or shares a page with it (the blocks of
-// one array, each moved once by then), so that an array is mostly one registration; a range
-// that shares pages with ranges locked already locks only the pages still unlocked. A copy
-// over several locked ranges is made in pieces, one per range (cuts()): the driver refuses an
-// asynchronous copy across two registrations. The locked bytes stay under a limit; past it,
-// ranges stay ordinary.
+// together with every range waiting to be locked that touches it or shares a page with it
+// (blocks of one array), so that an array is mostly one registration; a range that shares
+// pages with ranges locked already locks only the pages still unlocked. A copy over several
+// locked ranges is made in pieces, one per range (cuts()): the driver refuses an asynchronous
+// copy across two registrations. The locked bytes stay under a limit; past it, ranges stay
+// ordinary.
 //
 // No stale entry: memory the program gives back must not stay locked under a new use of its
 // address. The runtime's memory hooks (memory_hooks.cpp) see free, realloc, munmap, mremap,
 // madvise, mmap over a mapping, brk/sbrk and shmdt, and forget() the entries they touch, before
-// the memory is given back. The cache is used only where every hook is in effect
-// (hooks_in_effect(): no allocator or sanitizer in front of them).
+// the memory is given back: forget() returns once none of its pages is locked, also where
+// another thread is unlocking them or the helper is locking them. A free that touches no
+// locked, waiting or unlocking bytes (nearly all) returns without the lock. The cache is used
+// only where every hook is in effect (hooks_in_effect(): no allocator or sanitizer in front of
+// them).
 #pragma once
 
 #include <atomic>
@@ -44,7 +47,7 @@ class HostLockCache {
     virtual ~Locker() = default;
     // Locks [address, address + bytes) (whole pages); false with 'why' if it cannot.
     virtual bool lock(void *address, std::size_t bytes, std::string &why) = 0;
-    virtual void unlock(void *address) = 0;  // a range lock() locked
+    virtual bool unlock(void *address) = 0;  // a range lock() locked; false if it failed
   };
 
   struct Options {
@@ -59,6 +62,10 @@ class HostLockCache {
     std::uint64_t locks = 0, unlocks = 0;
     std::uint64_t refused = 0;  // over the limit, or the locker said no
     std::string last_refusal;   // why, the last time
+    std::uint64_t unlock_failures = 0;
+    // forget() calls that waited for pages to be unlocked by another (or by the helper, which
+    // was locking them): it returns only once they are.
+    std::uint64_t waits = 0;
   };
 
   HostLockCache(Locker &locker, Options options);
@@ -76,7 +83,8 @@ class HostLockCache {
   // locked by the helper thread once they moved often enough.
   void moved(const void *address, std::size_t bytes);
   // The program gives [start, end) back. Bytes (free, realloc): entries whose own bytes share
-  // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return.
+  // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return,
+  // also when another thread unlocks them or the helper is locking them at that moment.
   enum class Scope { bytes, pages };
   void forget(std::uintptr_t start, std::uintptr_t end, Scope scope);
 
@@ -109,6 +117,7 @@ class HostLockCache {
   void publish_watched();
   static constexpr int kWatchedMax = 32;  // more ranges: every free takes the lock
 
+  bool unlock_counted(std::uintptr_t page);  // (without the lock)
   void helper_loop();
   void lock_range(std::unique_lock<std::mutex> &lock, std::uintptr_t asked_start,
                   std::uintptr_t asked_end);

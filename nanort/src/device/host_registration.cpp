@@ -44,11 +44,12 @@ class AcceleratorLocker final : public HostLockCache::Locker {
       return false;
     }
   }
-  void unlock(void *address) override {
+  bool unlock(void *address) override {
     try {
       gpu_.unregister_host(address);
+      return true;
     } catch (const std::exception &) {
-      // (Unlocking memory already unmapped can fail: it is unlocked all the same.)
+      return false;  // (counted by the cache)
     }
   }
 

@@ -153,13 +153,20 @@ __attribute__((visibility("default"))) void *mremap(void *address, std::size_t o
   }
   if (old_bytes) pages_go(address, old_bytes);
   if (!next_mremap) next_mremap = find_next<MremapFn>("mremap");
+  if (!next_mremap) {
+    errno = ENOSYS;
+    return MAP_FAILED;
+  }
   return next_mremap(address, old_bytes, new_bytes, flags, new_address);
 }
 
 __attribute__((visibility("default"))) int madvise(void *address, std::size_t bytes, int advice) {
   // These drop the pages: the next touch maps new ones, which the driver never locked.
-  if (bytes && (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE))
-    pages_go(address, bytes);
+  bool drops = advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE;
+#ifdef MADV_DONTNEED_LOCKED
+  drops = drops || advice == MADV_DONTNEED_LOCKED;
+#endif
+  if (bytes && drops) pages_go(address, bytes);
   if (next_madvise) return next_madvise(address, bytes, advice);
   return static_cast<int>(syscall(SYS_madvise, address, bytes, advice));
 }
@@ -181,6 +188,10 @@ __attribute__((visibility("default"))) void *mmap64(void *address, std::size_t b
 __attribute__((visibility("default"))) int brk(void *end) {
   if (!next_sbrk) next_sbrk = find_next<SbrkFn>("sbrk");
   if (!next_brk) next_brk = find_next<BrkFn>("brk");
+  if (!next_sbrk || !next_brk) {
+    errno = ENOSYS;
+    return -1;
+  }
   const auto now = reinterpret_cast<std::uintptr_t>(next_sbrk(0));
   const auto to = reinterpret_cast<std::uintptr_t>(end);
   if (to < now) pages_go(end, now - to);
@@ -189,6 +200,10 @@ __attribute__((visibility("default"))) int brk(void *end) {
 
 __attribute__((visibility("default"))) void *sbrk(intptr_t increment) {
   if (!next_sbrk) next_sbrk = find_next<SbrkFn>("sbrk");
+  if (!next_sbrk) {
+    errno = ENOSYS;
+    return reinterpret_cast<void *>(-1);
+  }
   if (increment < 0) {
     const auto now = reinterpret_cast<std::uintptr_t>(next_sbrk(0));
     pages_go(reinterpret_cast<void *>(now - static_cast<std::uintptr_t>(-increment)),
@@ -202,6 +217,10 @@ __attribute__((visibility("default"))) int shmdt(const void *address) {
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   if (end > start) pages_go(address, end - start);
   if (!next_shmdt) next_shmdt = find_next<ShmdtFn>("shmdt");
+  if (!next_shmdt) {
+    errno = ENOSYS;
+    return -1;
+  }
   return next_shmdt(address);
 }
 
@@ -218,6 +237,14 @@ int nanort_hook_madvise(void *, std::size_t, int)
     __attribute__((alias("madvise"), copy(madvise), visibility("hidden")));
 void *nanort_hook_mmap(void *, std::size_t, int, int, int, off_t)
     __attribute__((alias("mmap"), copy(mmap), visibility("hidden")));
+void *nanort_hook_mmap64(void *, std::size_t, int, int, int, off_t)
+    __attribute__((alias("mmap64"), copy(mmap64), visibility("hidden")));
+void *nanort_hook_reallocarray(void *, std::size_t, std::size_t)
+    __attribute__((alias("reallocarray"), copy(reallocarray), visibility("hidden")));
+int nanort_hook_brk(void *) __attribute__((alias("brk"), copy(brk), visibility("hidden")));
+void *nanort_hook_sbrk(intptr_t) __attribute__((alias("sbrk"), copy(sbrk), visibility("hidden")));
+int nanort_hook_shmdt(const void *)
+    __attribute__((alias("shmdt"), copy(shmdt), visibility("hidden")));
 }
 
 #endif  // NANORT_MEMORY_HOOKS
@@ -240,7 +267,12 @@ bool in_effect(std::string &why) {
                         {"munmap", reinterpret_cast<void *>(&nanort_hook_munmap)},
                         {"mremap", reinterpret_cast<void *>(&nanort_hook_mremap)},
                         {"madvise", reinterpret_cast<void *>(&nanort_hook_madvise)},
-                        {"mmap", reinterpret_cast<void *>(&nanort_hook_mmap)}};
+                        {"mmap", reinterpret_cast<void *>(&nanort_hook_mmap)},
+                        {"mmap64", reinterpret_cast<void *>(&nanort_hook_mmap64)},
+                        {"reallocarray", reinterpret_cast<void *>(&nanort_hook_reallocarray)},
+                        {"brk", reinterpret_cast<void *>(&nanort_hook_brk)},
+                        {"sbrk", reinterpret_cast<void *>(&nanort_hook_sbrk)},
+                        {"shmdt", reinterpret_cast<void *>(&nanort_hook_shmdt)}};
   for (const Hook &hook : hooks)
     if (dlsym(RTLD_DEFAULT, hook.name) != hook.ours) {
       why = std::string("the program's calls to ") + hook.name +
