@@ -448,7 +448,9 @@ NANORT_API nanort_status nanort_taskgroup_end(void);
  * that move many times. The memory must stay allocated until nanort_host_unregister, which
  * must come after a taskwait that covers the tasks using it; it brings the range's device
  * data home first (as nanort_taskwait_on would). Does nothing without a CUDA GPU (OpenCL
- * copies are staged either way). */
+ * copies are staged either way). Optional with NANORT_HOST_REGISTER=auto (the default): the
+ * runtime then locks ordinary memory that moves often by itself, after its first copies;
+ * this call locks it ahead of them, and takes over what the runtime locked there. */
 NANORT_API nanort_status nanort_host_register(void *address, size_t bytes);
 NANORT_API nanort_status nanort_host_unregister(void *address);
 
