@@ -441,6 +441,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
       space.memory->is_page_locked(source, bytes))
     return space.memory->write(target, offset, source, bytes, after);
+  space.memory->staged(source, bytes);
   // Host memory is read now, by the packer: a write-back into it still in flight comes first
   // (waited for before the staging buffers are taken: it may be a copy another thread makes
   // through them).
@@ -469,6 +470,7 @@ CompletionPtr Directory::read_staged(Space &space, DeviceBuffer source, std::siz
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
       space.memory->is_page_locked(target, bytes))
     return space.memory->read(source, offset, target, bytes, after);
+  space.memory->staged(target, bytes);
   // Copies another thread makes unlocked are waited for before the staging buffers are taken
   // (they may need them).
   for (const CompletionPtr &earlier : after)

@@ -135,6 +135,13 @@ class HostLockCacheTest : public ::testing::Test {
     move_twice_queued(memory, pages * kPage);
     entered.wait();
   }
+  // A malloc'd block of 'bytes' that moved twice: locked.
+  char *locked_block(std::size_t bytes) {
+    auto *block = static_cast<char *>(std::malloc(bytes));
+    if (!block) ADD_FAILURE() << "malloc failed";
+    move_twice(block, bytes);
+    return block;
+  }
   void move_twice(const void *address, std::size_t bytes) {
     cache->moved(address, bytes);
     cache->moved(address, bytes);
@@ -227,9 +234,7 @@ TEST_F(HostLockCacheTest, SmallRangesAreNotLocked) {
 TEST_F(HostLockCacheTest, FreedMemoryIsUnlockedBeforeItCanBeUsedAgain) {
   make();
   const std::size_t bytes = std::size_t(4) << 20;
-  auto *block = static_cast<char *>(std::malloc(bytes));
-  ASSERT_NE(block, nullptr);
-  move_twice(block, bytes);
+  char *block = locked_block(bytes);
   ASSERT_TRUE(cache->covers(block, bytes));
   std::free(block);  // (the hook, as in any program)
   EXPECT_EQ(locker.count(), 0u);
@@ -250,9 +255,7 @@ TEST_F(HostLockCacheTest, FreedMemoryIsUnlockedBeforeItCanBeUsedAgain) {
 TEST_F(HostLockCacheTest, ReallocUnlocksTheOldBlock) {
   make();
   const std::size_t bytes = std::size_t(2) << 20;
-  auto *block = static_cast<char *>(std::malloc(bytes));
-  ASSERT_NE(block, nullptr);
-  move_twice(block, bytes);
+  char *block = locked_block(bytes);
   ASSERT_EQ(locker.count(), 1u);
   auto *grown = static_cast<char *>(std::realloc(block, 4 * bytes));
   ASSERT_NE(grown, nullptr);

@@ -408,14 +408,14 @@ class CudaMemory final : public dc::MemorySpace {
   }
 
   bool is_page_locked(const void *address, std::size_t bytes) override {
-    // What the runtime locked by itself it knows without asking the driver. The rest is asked
-    // of the driver (memory the program locked): if that is not locked either, the copy goes
-    // through staging, and the range is counted towards being locked.
+    // What the runtime locked by itself it knows without asking the driver; the rest is asked
+    // of the driver (memory the program locked).
     HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
-    if (locks && locks->covers(address, bytes)) return true;
-    if (driver_says_locked(address, bytes)) return true;
-    if (locks) locks->moved(address, bytes);
-    return false;
+    return (locks && locks->covers(address, bytes)) || driver_says_locked(address, bytes);
+  }
+  void staged(const void *address, std::size_t bytes) override {
+    if (HostLockCache *locks = host_locks_.load(std::memory_order_acquire))
+      locks->moved(address, bytes);  // (counted towards being locked)
   }
   void use_host_locks(HostLockCache *locks) { host_locks_.store(locks, std::memory_order_release); }
 

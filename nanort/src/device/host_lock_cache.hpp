@@ -79,8 +79,8 @@ class HostLockCache {
   // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
   // memory), even where they touch, so a copy is made in pieces cut there.
   void cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
-  // The directory copied these bytes through staging (they are not locked): counted, and
-  // locked by the helper thread once they moved often enough.
+  // The directory copies these bytes through staging (they are not locked): counted, and
+  // locked by the helper thread once they moved often enough (each staged copy counts once).
   void moved(const void *address, std::size_t bytes);
   // The program gives [start, end) back. Bytes (free, realloc): entries whose own bytes share
   // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return,

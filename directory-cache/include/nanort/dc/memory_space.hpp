@@ -68,6 +68,9 @@ class MemorySpace {
   // True when the host bytes [address, address + bytes) are page-locked for this device (the
   // program or nanort_host_register locked them): copies then go direct, unstaged.
   virtual bool is_page_locked(const void * /*address*/, std::size_t /*bytes*/) { return false; }
+  // The directory copies these host bytes through its staging buffers (they are not locked):
+  // a backend that locks memory that moves often counts them here.
+  virtual void staged(const void * /*address*/, std::size_t /*bytes*/) {}
 
   // An allocation of 'bytes', or an empty buffer when the device is out of memory.
   virtual DeviceBuffer allocate(std::size_t bytes) = 0;
