@@ -90,10 +90,15 @@ const std::vector<EnvVar> &environment_table() {
        "flushing taskwait, all at once)"},
       {"NANORT_HOST_REGISTER", "auto",
        "ordinary host memory that moves to and from CUDA GPUs: auto (a range of at least 256K "
-       "copied twice is page-locked by a helper thread, and its later copies go direct at the "
+       "copied twice, or one of NANORT_HOST_REGISTER_LARGE copied once, is page-locked by a "
+       "helper thread, and its later copies go direct at the "
        "bus's speed; memory the program frees or unmaps is unlocked first; docs/devices.md "
        "says what is not seen) or off (copies of it go through pinned staging buffers; "
        "nanort_host_register still locks what it is given)"},
+      {"NANORT_HOST_REGISTER_LARGE", "8M",
+       "with NANORT_HOST_REGISTER=auto: a range at least this large (a size, e.g. 64M) is "
+       "locked at its first staged copy rather than its second, so that its locking is done "
+       "by the time the program comes back to it"},
       {"NANORT_HOST_REGISTER_LIMIT", "50%",
        "host memory page-locked by NANORT_HOST_REGISTER=auto at most: a size (e.g. 8G) or a "
        "percent of the machine's memory; ranges past it stay ordinary"},
@@ -368,6 +373,13 @@ Config read_config(std::vector<std::string> &warnings) {
       config.auto_host_register = !std::strcmp(v, "auto");
     else
       throw ConfigError(std::string("NANORT_HOST_REGISTER='") + v + "' is not one of auto, off");
+  }
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER_LARGE"); v && *v) {
+    const MemoryLimit large = parse_limit(v, "NANORT_HOST_REGISTER_LARGE");
+    if (!large.bytes)
+      throw ConfigError(std::string("NANORT_HOST_REGISTER_LARGE: '") + v +
+                        "' is not a size (e.g. 4M, 64M, 1G)");
+    config.host_register_large = large.bytes;
   }
   if (const char *v = std::getenv("NANORT_HOST_REGISTER_LIMIT"); v && *v)
     config.host_register_limit = parse_limit(v, "NANORT_HOST_REGISTER_LIMIT");

@@ -197,7 +197,7 @@ Runtime::Runtime() {
                            static_cast<double>(sysconf(_SC_PAGESIZE));
     host_registration_.start_auto(
         limit.bytes ? limit.bytes : static_cast<std::size_t>(limit.fraction * machine),
-        accelerators_, warnings);
+        config_.host_register_large, accelerators_, warnings);
   }
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
   if (config_.stats || energy_policy_) {

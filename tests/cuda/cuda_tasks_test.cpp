@@ -350,20 +350,23 @@ TEST_F(SmallCuda, EvictionUnderASmallLimit) {
 
 // The same with page-locked arrays (nanort_host_register), locked from the start or only after
 // the first round (copies of a range go staged first, then direct, as when the runtime locks
-// a range that moves often).
+// a range that moves often; by then the runtime has locked the arrays by itself, and gives
+// them over). The arrays lie next to each other, sharing pages, as malloc gives them.
 void eviction_of_page_locked_arrays(bool lock_after_first_round) {
   if (nanort::rt::Runtime::get().directory()->capacity(cuda_space(0)) != (1u << 20))
     GTEST_SKIP() << "the runtime started before the 1 MiB limit was set: run this test in a "
                     "process of its own (ctest does)";
-  constexpr int arrays = 16, n = 64 * 1024;
-  std::vector<std::vector<int>> x(arrays, std::vector<int>(n, 0));
+  constexpr int arrays = 16, n = 64 * 1024, stride = n + 16;
+  std::vector<int> storage(arrays * stride, 0);
+  std::vector<int *> x;
+  for (int a = 0; a < arrays; ++a) x.push_back(storage.data() + a * stride + 4);
   auto lock_all = [&] {
-    for (auto &array : x) ASSERT_OK(nanort_host_register(array.data(), n * sizeof(int)));
+    for (int *array : x) ASSERT_OK(nanort_host_register(array, n * sizeof(int)));
   };
   if (!lock_after_first_round) lock_all();
   for (int round = 0; round < 3; ++round) {
     for (int a = 0; a < arrays; ++a)
-      ASSERT_OK(add(x[a].data(), a + 1, n, NANORT_INOUT, kAdd, 0));
+      ASSERT_OK(add(x[a], a + 1, n, NANORT_INOUT, kAdd, 0));
     if (round == 0 && lock_after_first_round) {
       ASSERT_OK(nanort_taskwait());
       lock_all();
@@ -372,7 +375,7 @@ void eviction_of_page_locked_arrays(bool lock_after_first_round) {
   ASSERT_OK(nanort_taskwait());
   for (int a = 0; a < arrays; ++a)
     for (int i = 0; i < n; i += 97) ASSERT_EQ(x[a][i], 3 * (a + 1)) << a << " " << i;
-  for (auto &array : x) ASSERT_OK(nanort_host_unregister(array.data()));
+  for (int *array : x) ASSERT_OK(nanort_host_unregister(array));
   EXPECT_GT(cuda0_counters().evictions, 0u);
   EXPECT_LE(cuda0_counters().peak_bytes, 1u << 20);
 }

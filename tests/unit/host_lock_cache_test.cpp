@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,11 +40,13 @@ class RecordingLocker final : public HostLockCache::Locker {
         return false;
       }
       const auto start = reinterpret_cast<std::uintptr_t>(address);
-      EXPECT_EQ(start % kPage, 0u);
-      EXPECT_EQ(bytes % kPage, 0u);
-      for (const auto &[s, e] : locked)  // the driver refuses a page locked twice
-        EXPECT_TRUE(start + bytes <= s || e <= start) << "pages locked twice";
-      locked[start] = start + bytes;
+      const std::uintptr_t end = start + bytes;
+      // Whole pages, but where the program's own registration cuts them.
+      EXPECT_TRUE(start % kPage == 0 || cuts.count(start)) << "not a page's start";
+      EXPECT_TRUE(end % kPage == 0 || cuts.count(end)) << "not a page's end";
+      for (const auto &[s, e] : locked)  // the driver refuses a byte locked twice
+        EXPECT_TRUE(end <= s || e <= start) << "bytes locked twice";
+      locked[start] = end;
     }
     wait_if_held(hold_);
     return true;
@@ -56,9 +59,25 @@ class RecordingLocker final : public HostLockCache::Locker {
     ++unlock_calls;
     return true;
   }
-  std::size_t count() {
+  std::size_t count() {  // the cache's registrations (not the program's)
     std::lock_guard<std::mutex> guard(mutex_);
-    return locked.size();
+    return locked.size() - program.size();
+  }
+  // The program's own registration (nanort_host_register), as the driver sees it: false where
+  // a byte of it is locked already.
+  bool program_lock(const void *address, std::size_t bytes) {
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto &[s, e] : locked)
+      if (s < start + bytes && start < e) return false;
+    locked[start] = program[start] = start + bytes;
+    return true;
+  }
+  void program_unlock(const void *address) {
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    std::lock_guard<std::mutex> guard(mutex_);
+    EXPECT_EQ(program.erase(start), 1u);
+    locked.erase(start);
   }
   // Whether any locked page is in [start, end).
   bool any_locked(const void *start, std::size_t bytes) {
@@ -74,7 +93,9 @@ class RecordingLocker final : public HostLockCache::Locker {
     return hold_unlock_.set(std::move(until));
   }
 
-  std::map<std::uintptr_t, std::uintptr_t> locked;
+  std::map<std::uintptr_t, std::uintptr_t> locked;   // all: the cache's and the program's
+  std::map<std::uintptr_t, std::uintptr_t> program;  // the program's
+  std::set<std::uintptr_t> cuts;  // the edges of ranges reserved for the program (set first)
   int lock_calls = 0, unlock_calls = 0;
   bool refuse = false;
 
@@ -182,6 +203,29 @@ TEST_F(HostLockCacheTest, ARangeIsLockedOnceItMovedTwice) {
   EXPECT_EQ(locker.locked.begin()->first, reinterpret_cast<std::uintptr_t>(memory));
   EXPECT_EQ(cache->stats().locked_bytes, 201 * kPage);
   munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+// A large range is locked at its first copy (locking takes long: it should be done before
+// the program comes back to the range). Until it is, lookups say it waits (no need to ask the
+// driver whether the program locked it).
+TEST_F(HostLockCacheTest, ALargeRangeIsLockedAtItsFirstCopy) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  std::promise<void> go;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, go);
+  cache->moved(memory, large);
+  EXPECT_EQ(cache->coverage(memory, large), HostLockCache::Coverage::waiting);
+  EXPECT_EQ(cache->coverage(memory, large - kPage), HostLockCache::Coverage::unknown);
+  cache->moved(memory + large, large - kPage);  // smaller: not yet
+  go.set_value();
+  cache->drain();
+  EXPECT_EQ(cache->coverage(memory, large), HostLockCache::Coverage::locked);
+  EXPECT_FALSE(cache->covers(memory + large, large - kPage));
+  munmap(memory, kLargeMapping * kPage);
+  munmap(other, 128 * kPage);
   EXPECT_EQ(locker.count(), 0u);
 }
 
@@ -503,6 +547,53 @@ TEST_F(HostLockCacheTest, TwoFreesOfOneLockedRangeBothReturnOnceItIsUnlocked) {
   free_b.join();
   EXPECT_FALSE(locked_after_return) << "the second free returned with its pages still locked";
   munmap(memory, kLargeMapping * kPage);
+}
+
+// The program page-locks blocks of an array itself (nanort_host_register) after the cache
+// locked the whole array: reserve() takes the cache's pages away first, and the cache locks the
+// other blocks again only up to the program's bytes (the blocks share pages), never over them,
+// even while the helper locks queued neighbours at the moment the program registers.
+TEST_F(HostLockCacheTest, TheProgramsOwnRegistrationsAreLeftToIt) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  for (int b = 0; b < 4; ++b) move_twice_queued(array + b * block, block);
+  cache->drain();
+  ASSERT_TRUE(cache->covers(array, 4 * block));
+  const auto at = [&](int b) { return reinterpret_cast<std::uintptr_t>(array + b * block); };
+  for (int b = 1; b <= 3; ++b) locker.cuts.insert(at(b));
+  // Block 1 is the program's: no page of it stays locked here, and the driver takes it.
+  cache->reserve(at(1), at(2));
+  EXPECT_FALSE(locker.any_locked(array + block, block));
+  ASSERT_TRUE(locker.program_lock(array + block, block));
+  // Blocks 0, 2 and 3 move on: locked again, up to block 1's bytes and from its end.
+  for (int b : {0, 2, 3}) move_twice(array + b * block, block);
+  EXPECT_TRUE(cache->covers(array, block));
+  EXPECT_TRUE(cache->covers(array + 2 * block, 2 * block));
+  EXPECT_FALSE(cache->covers(array + block, block));  // (the program's: the driver knows it)
+  EXPECT_EQ(locker.locked.count(at(2)), 1u) << "block 2 not locked from block 1's end";
+  // While the helper locks blocks 2 and 3 (held inside the driver), the program registers
+  // block 2: it waits for that lock to be undone, and then the driver takes its block.
+  cache->forget(at(2), at(4), HostLockCache::Scope::bytes);
+  std::promise<void> go;
+  std::future<void> entered = locker.hold(go.get_future().share());
+  for (int b : {2, 3}) move_twice_queued(array + b * block, block);
+  entered.wait();
+  std::thread program([&] { cache->reserve(at(2), at(3)); });
+  while (cache->stats().waits == 0) std::this_thread::yield();
+  go.set_value();
+  program.join();
+  cache->drain();
+  EXPECT_TRUE(locker.program_lock(array + 2 * block, block)) << "a byte of block 2 still locked";
+  move_twice(array + 3 * block, block);  // block 3 alone, from block 2's end
+  EXPECT_TRUE(cache->covers(array + 3 * block, block));
+  for (int b : {1, 2}) {
+    locker.program_unlock(array + b * block);
+    cache->release(at(b), at(b + 1));
+  }
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
 }
 
 }  // namespace

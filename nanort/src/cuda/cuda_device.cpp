@@ -408,10 +408,15 @@ class CudaMemory final : public dc::MemorySpace {
   }
 
   bool is_page_locked(const void *address, std::size_t bytes) override {
-    // What the runtime locked by itself it knows without asking the driver; the rest is asked
-    // of the driver (memory the program locked).
+    // What the runtime locked by itself, or is about to, it knows without asking the driver;
+    // the rest is asked of the driver (memory the program locked).
     HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
-    return (locks && locks->covers(address, bytes)) || driver_says_locked(address, bytes);
+    if (locks) {
+      const HostLockCache::Coverage coverage = locks->coverage(address, bytes);
+      if (coverage != HostLockCache::Coverage::unknown)
+        return coverage == HostLockCache::Coverage::locked;
+    }
+    return driver_says_locked(address, bytes);
   }
   void staged(const void *address, std::size_t bytes) override {
     if (HostLockCache *locks = host_locks_.load(std::memory_order_acquire))

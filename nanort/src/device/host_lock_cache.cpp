@@ -136,11 +136,20 @@ void HostLockCache::cuts(const void *address, std::size_t bytes,
 }
 
 bool HostLockCache::covers(const void *address, std::size_t bytes) {
-  if (bytes == 0) return false;
+  return coverage(address, bytes) == Coverage::locked;
+}
+
+HostLockCache::Coverage HostLockCache::coverage(const void *address, std::size_t bytes) {
+  if (bytes == 0) return Coverage::unknown;
   Inside here;
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   std::lock_guard<std::mutex> guard(mutex_);
-  return !entries_.empty() && covers_locked(start, start + bytes);
+  if (!entries_.empty() && covers_locked(start, start + bytes)) return Coverage::locked;
+  const auto move = moves_.find(start);
+  return move != moves_.end() && move->second.end == start + bytes &&
+                 move->second.count == kAsked
+             ? Coverage::waiting
+             : Coverage::unknown;
 }
 
 void HostLockCache::moved(const void *address, std::size_t bytes) {
@@ -160,7 +169,7 @@ void HostLockCache::moved(const void *address, std::size_t bytes) {
     longest_move_ = std::max(longest_move_, bytes);
     widen_bounds(start, end);
     if (move.count < 0) return;  // refused, or asked for already
-    if (++move.count >= options_.moves_before_lock) {
+    if (++move.count >= options_.moves_before_lock || bytes >= options_.large_bytes) {
       move.count = kAsked;
       queue_.emplace_back(start, end);
       publish_watched();
@@ -243,6 +252,21 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
     at = it->second.page_end;
   }
   if (at < last) gaps.emplace_back(at, last);
+  // Less the bytes the program locks itself (nanort_host_register): the driver refuses a
+  // range that overlaps one of its registrations.
+  for (const auto &[r_start, r_end] : reserved_) {
+    if (r_start >= last || r_end <= first) continue;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> rest;
+    for (const auto &[s, e] : gaps) {
+      if (r_end <= s || e <= r_start) {
+        rest.emplace_back(s, e);
+        continue;
+      }
+      if (s < r_start) rest.emplace_back(s, r_start);
+      if (r_end < e) rest.emplace_back(r_end, e);
+    }
+    gaps.swap(rest);
+  }
   std::size_t wanted = 0;
   for (const auto &[s, e] : gaps) wanted += e - s;
   if (locked_bytes_ + wanted > options_.limit) {
@@ -323,10 +347,30 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
   // A heap block that is none of the locked bytes: nothing to unlock. (Ranges that moved but
   // are not locked keep their counts: memory at that address moves on as it did.)
   if (scope == Scope::bytes && !frees_may_touch(start, end)) return;
+  give_back(start, end, scope, false);
+}
+
+void HostLockCache::reserve(std::uintptr_t start, std::uintptr_t end) {
+  give_back(start, end, Scope::pages, true);
+}
+
+void HostLockCache::release(std::uintptr_t start, std::uintptr_t end) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  auto it = reserved_.find(start);
+  if (it != reserved_.end() && it->second == end) reserved_.erase(it);
+}
+
+void HostLockCache::give_back(std::uintptr_t start, std::uintptr_t end, Scope scope,
+                              bool reserve) {
   Inside here;
   std::vector<std::uintptr_t> to_unlock;
+  // Pages: every page sharing a byte with [start, end) (a mapping goes by pages, and the
+  // program's registration must find none of them locked here).
+  const std::uintptr_t first = scope == Scope::pages ? start / page_ * page_ : start;
+  const std::uintptr_t last = scope == Scope::pages ? (end + page_ - 1) / page_ * page_ : end;
   {
     std::lock_guard<std::mutex> guard(mutex_);
+    if (reserve) reserved_[start] = end;  // (from here on the helper locks none of it)
     // Ranges that moved, from here on new memory: counted afresh.
     const std::uintptr_t from = start > longest_move_ ? start - longest_move_ : 0;
     // (A queued one too: the helper finds it gone and skips it.)
@@ -337,18 +381,25 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
                                                             : locking_.first;
     const std::uintptr_t lock_last =
         scope == Scope::pages ? (locking_.second + page_ - 1) / page_ * page_ : locking_.second;
-    if (lock_first < end && start < lock_last) locking_forgotten_ = true;
-    auto it = entries_.upper_bound(start);
+    if (lock_first < last && first < lock_last) locking_forgotten_ = true;
+    auto it = entries_.upper_bound(first);
     if (it != entries_.begin()) --it;
-    while (it != entries_.end() && it->first < end) {
+    while (it != entries_.end() && it->first < last) {
       const Entry &entry = it->second;
-      const bool touched = scope == Scope::pages
-                               ? entry.page_end > start
-                               : entry.data_start < end && start < entry.data_end;
+      const bool touched =
+          scope == Scope::pages
+              ? (entry.page_end + page_ - 1) / page_ * page_ > first &&
+                    it->first / page_ * page_ < last
+              : entry.data_start < end && start < entry.data_end;
       if (!touched) {
         ++it;
         continue;
       }
+      // The other ranges locked with it are no longer: they count afresh (else, asked for
+      // already, they would never be asked for again).
+      for (auto move = moves_.lower_bound(entry.data_start);
+           move != moves_.end() && move->first < entry.data_end; ++move)
+        if (move->second.count == kAsked) move->second.count = 0;
       to_unlock.push_back(it->first);
       unlocking_.emplace_back(it->first, entry.page_end);
       locked_bytes_ -= entry.page_end - it->first;
@@ -372,12 +423,16 @@ void HostLockCache::forget(std::uintptr_t start, std::uintptr_t end, Scope scope
     publish_watched();
     unlocked_.notify_all();
   }
-  const std::uintptr_t first = start / page_ * page_, last = (end + page_ - 1) / page_ * page_;
+  // (Whole pages whatever the scope: a page of these bytes that another forget() unlocks, or
+  // the helper locks, must be unlocked before the program gives the bytes back.)
+  const std::uintptr_t page_first = start / page_ * page_;
+  const std::uintptr_t page_last = (end + page_ - 1) / page_ * page_;
   const auto settled = [&] {
     const bool unlocking = std::any_of(unlocking_.begin(), unlocking_.end(), [&](const auto &r) {
-      return r.first < last && first < r.second;
+      return r.first < page_last && page_first < r.second;
     });
-    const bool locking = locking_forgotten_ && locking_.first < last && first < locking_.second;
+    const bool locking =
+        locking_forgotten_ && locking_.first < page_last && page_first < locking_.second;
     return !unlocking && !locking;
   };
   if (!settled()) {

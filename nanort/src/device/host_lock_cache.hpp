@@ -5,11 +5,13 @@
 // call nothing but their kernels, so the runtime locks what moves often: a range of host
 // memory that the directory copies through staging a second time (a time step's arrays, a
 // result read back every iteration) is locked by a helper thread, while the copies go on
-// through staging, and later copies of it go direct. Locking is slow (about 3 GB/s, against
-// 30 GB/s and more for a staged copy), which is why a range is locked only once it has moved
-// twice, and never on the copying thread.
+// through staging, and later copies of it go direct. Locking is slow (15-20 GB/s for memory
+// in use, 2 GB/s where it still has to be faulted in; a staged copy goes at 30 GB/s and more),
+// which is why a range is locked only once it has moved twice (a large one at its first
+// copy), and never on the copying thread.
 //
-// Locked ranges are whole pages (the driver locks pages, and a page once). A range is locked
+// Locked ranges are whole pages (the driver locks pages; a byte once), but where memory the
+// program locked itself (nanort_host_register, reserve()) cuts a page. A range is locked
 // together with every range waiting to be locked that touches it or shares a page with it
 // (blocks of one array), so that an array is mostly one registration; a range that shares
 // pages with ranges locked already locks only the pages still unlocked. A copy over several
@@ -54,6 +56,9 @@ class HostLockCache {
     std::size_t limit = 0;                         // locked bytes at most
     std::size_t min_bytes = std::size_t(256) << 10;  // smaller ranges are not locked
     int moves_before_lock = 2;                     // copies of a range before it is locked
+    // A range this large is locked at its first staged copy: the locking (about 15-20 GB/s
+    // for memory in use) is then done by the time the program comes back to it.
+    std::size_t large_bytes = std::size_t(8) << 20;
   };
 
   struct Stats {
@@ -75,6 +80,11 @@ class HostLockCache {
 
   // Whether every byte of [address, address + bytes) is on a page this cache locked.
   bool covers(const void *address, std::size_t bytes);
+  // The same, and if not, whether the range waits for the helper (or is being locked): the
+  // program did not lock it then (no need to ask the driver, whose calls wait for the
+  // helper's locking).
+  enum class Coverage { locked, waiting, unknown };
+  Coverage coverage(const void *address, std::size_t bytes);
   // The edges of locked ranges strictly inside [address, address + bytes), in order: the
   // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
   // memory), even where they touch, so a copy is made in pieces cut there.
@@ -87,6 +97,12 @@ class HostLockCache {
   // also when another thread unlocks them or the helper is locking them at that moment.
   enum class Scope { bytes, pages };
   void forget(std::uintptr_t start, std::uintptr_t end, Scope scope);
+  // The program page-locks [start, end) itself next (nanort_host_register): no page of it
+  // stays locked here, and the helper locks none of its bytes until release(). (Locked ranges
+  // of the cache then stop at its edges, which need not be page boundaries: the driver takes
+  // two registrations that share a page, not two that share a byte.)
+  void reserve(std::uintptr_t start, std::uintptr_t end);
+  void release(std::uintptr_t start, std::uintptr_t end);
 
   // Waits until the helper has dealt with every range asked for so far (tests, statistics).
   void drain();
@@ -99,7 +115,8 @@ class HostLockCache {
   static void set_active(HostLockCache *cache);
 
  private:
-  struct Entry {  // locked pages [key, page_end); the bytes of the ranges that asked for them
+  struct Entry {  // locked [key, page_end): whole pages, but where a reserved range cuts them;
+                  // the bytes of the ranges that asked for them
     std::uintptr_t page_end;
     std::uintptr_t data_start, data_end;
   };
@@ -117,6 +134,7 @@ class HostLockCache {
   void publish_watched();
   static constexpr int kWatchedMax = 32;  // more ranges: every free takes the lock
 
+  void give_back(std::uintptr_t start, std::uintptr_t end, Scope scope, bool reserve);
   bool unlock_counted(std::uintptr_t page);  // (without the lock)
   void helper_loop();
   void lock_range(std::unique_lock<std::mutex> &lock, std::uintptr_t asked_start,
@@ -131,6 +149,7 @@ class HostLockCache {
   std::mutex mutex_;
   std::map<std::uintptr_t, Entry> entries_;  // by first page; never overlapping
   std::map<std::uintptr_t, Move> moves_;     // by first byte
+  std::map<std::uintptr_t, std::uintptr_t> reserved_;  // the program's own: start -> end
   std::uintptr_t longest_move_ = 0;          // bytes of the longest range in moves_
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> queue_;  // for the helper
   std::pair<std::uintptr_t, std::uintptr_t> locking_{0, 0};  // bytes the helper locks now

@@ -20,13 +20,19 @@ void HostRegistration::add(void *address, std::size_t bytes,
   if (overlaps)
     throw std::invalid_argument("nanort_host_register: the " + std::to_string(bytes) +
                                 " bytes overlap memory that nanort_host_register locked already");
-  // Pages the runtime locked by itself give way (the driver locks a page once).
-  if (auto_) auto_->forget(start, start + bytes, HostLockCache::Scope::pages);
-  for (const auto &accelerator : accelerators)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->register_host(address, bytes);
-      break;
-    }
+  // What the runtime locked by itself of these pages gives way, and it locks none of these
+  // bytes while they are the program's (the driver locks a byte once).
+  if (auto_) auto_->reserve(start, start + bytes);
+  try {
+    for (const auto &accelerator : accelerators)
+      if (accelerator->kind() == NANORT_DEVICE_CUDA) {
+        accelerator->register_host(address, bytes);
+        break;
+      }
+  } catch (...) {
+    if (auto_) auto_->release(start, start + bytes);
+    throw;
+  }
   host_locked_.emplace(start, start + bytes);
 }
 
@@ -58,7 +64,7 @@ class AcceleratorLocker final : public HostLockCache::Locker {
 };
 }  // namespace
 
-void HostRegistration::start_auto(std::size_t limit,
+void HostRegistration::start_auto(std::size_t limit, std::size_t large,
                                   const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                                   std::vector<std::string> &warnings) {
   Accelerator *gpu = nullptr;
@@ -77,6 +83,7 @@ void HostRegistration::start_auto(std::size_t limit,
   locker_ = std::make_unique<AcceleratorLocker>(*gpu);
   HostLockCache::Options options;
   options.limit = limit;
+  options.large_bytes = large;
   auto_ = std::make_unique<HostLockCache>(*locker_, options);
   HostLockCache::set_active(auto_.get());
   for (const auto &accelerator : accelerators) accelerator->use_host_locks(auto_.get());
@@ -107,6 +114,7 @@ void HostRegistration::remove(void *address, dc::Directory *directory,
       accelerator->unregister_host(address);
       break;
     }
+  if (auto_) auto_->release(found->first, found->second);
   host_locked_.erase(found);
 }
 

@@ -41,8 +41,10 @@ class HostRegistration {
               const std::vector<std::unique_ptr<Accelerator>> &accelerators);
 
   // Starts the automatic locking for the first CUDA GPU, if there is one and the memory hooks
-  // are in effect ('warnings' says why not when they are not). 'limit': bytes at most.
-  void start_auto(std::size_t limit, const std::vector<std::unique_ptr<Accelerator>> &accelerators,
+  // are in effect ('warnings' says why not when they are not). 'limit': bytes at most;
+  // 'large': ranges of this size lock at their first staged copy.
+  void start_auto(std::size_t limit, std::size_t large,
+                  const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                   std::vector<std::string> &warnings);
   // Unlocks what it locked; before the devices close, with no copy in flight.
   void stop_auto(const std::vector<std::unique_ptr<Accelerator>> &accelerators);
