@@ -967,6 +967,10 @@ void Directory::write_back_and_drop(std::uintptr_t start, std::uintptr_t end) {
     f.valid = kHostOnly;
   });
   fragments_.erase_overlapping_if(start, end, [](FragmentState &) { return true; });
+  // The allocations left holding nothing valid are buffers to recycle from now on: the next
+  // tasks on their data may run on other devices, which then take them rather than allocate
+  // (cuMemAlloc takes a millisecond and more, on the path of the task that allocates).
+  for (SpaceId id = 1; id < space_count(); ++id) drop_stale(id, start, end);
 }
 
 void Directory::flush() {

@@ -254,6 +254,28 @@ TEST(Directory, ChainOnOneDeviceCopiesInOnceAndBackAtFlush) {
   EXPECT_EQ(device.live_buffers(), 1u);
 }
 
+// Blocks that change devices between flushes (a scheduler that balances) take the buffers
+// their predecessors left behind there: no allocation after the first round.
+TEST(Directory, BuffersLeftByAFlushAreTakenByOtherData) {
+  HostSpace dev1(device_options("dev1")), dev2(device_options("dev2"));
+  Directory directory({{&dev1}, {&dev2}});
+  std::vector<int> a = iota_vector(1000), b = iota_vector(1000, 5);
+  for (int round = 0; round < 4; ++round) {
+    const bool swap = round % 2 == 1;
+    run_device_task(directory, swap ? kDev2 : kDev1, {inout(a.data(), a.size())},
+                    [&](const Staging &s) { on_device<int>(s, 0)[0] += 1; });
+    run_device_task(directory, swap ? kDev1 : kDev2, {inout(b.data(), b.size())},
+                    [&](const Staging &s) { on_device<int>(s, 0)[0] += 1; });
+    directory.flush();
+  }
+  EXPECT_EQ(a[0], 4);
+  EXPECT_EQ(b[0], 5 + 4);
+  EXPECT_EQ(directory.counters(kDev1).allocations, 1u);
+  EXPECT_EQ(directory.counters(kDev2).allocations, 1u);
+  EXPECT_EQ(dev1.live_buffers(), 1u);
+  EXPECT_EQ(dev2.live_buffers(), 1u);
+}
+
 TEST(Directory, SecondReadIsAHit) {
   HostSpace device(device_options("dev1"));
   Directory directory({{&device}});
