@@ -1,8 +1,9 @@
 // cuda_bench: the runtime's CUDA path against raw Driver API code on the same GPU, side by
 // side in one run (issue 5, item 7; README.md, "cuda_bench").
 //
-//   A. transfers: host -> device and device -> host through the directory, from malloc'd
-//      memory, against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory;
+//   A. transfers: host -> device and device -> host through the directory, from plain malloc'd
+//      memory (first repetition and steady state) and from memory the program registered,
+//      against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory;
 //   B. per-task overhead: N tiny kernels through the runtime (a dependent chain; independent
 //      tasks) against a raw loop of cuLaunchKernel on one stream;
 //   C. multi-GPU: the same independent compute-bound tasks (with their data moving to the GPUs
@@ -144,13 +145,15 @@ struct Raw {
 
 void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
   std::printf("\nA. Transfer bandwidth, GB/s (1 GB = 1e9 bytes), median of %d repetitions\n", reps);
-  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "MiB", "raw page", "",
-              "raw pin", "", "nanort", "(staged)", "nanort", "(locked)", "locked/pin", "");
-  std::printf("   %6s | %9s %9s | %9s %9s | %9s %9s | %9s %9s | %9s %9s\n", "", "write", "read",
-              "write", "read", "write", "read", "write", "read", "write", "read");
+  std::printf("   %5s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n",
+              "MiB", "raw", "page", "raw", "pin", "plain", "first", "plain", "", "regist", "ered",
+              "plain", "/pin", "regist", "/pin");
+  std::printf("   %5s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n", "",
+              "write", "read", "write", "read", "write", "read", "write", "read", "write", "read",
+              "write", "read", "write", "read");
   const std::size_t largest = *std::max_element(sizes_mib.begin(), sizes_mib.end()) << 20;
-  // Raw buffers, and nanort's x and locked: malloc'd, touched first; 'locked' is page-locked
-  // once through nanort_host_register.
+  // Raw buffers; nanort's 'registered' is malloc'd and page-locked once through
+  // nanort_host_register, its 'plain' data a fresh malloc'd array per size, as a program has.
   std::vector<unsigned char> pageable(largest, 1);
   void *pinned = nullptr;
   RAW(cuCtxSetCurrent(raw.context));
@@ -158,28 +161,32 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
   std::memset(pinned, 1, largest);
   CUdeviceptr device = 0;
   RAW(cuMemAlloc(&device, largest));
-  auto *x = static_cast<unsigned char *>(std::malloc(largest));
-  auto *locked = static_cast<unsigned char *>(std::malloc(largest));
-  std::memset(x, 0, largest);
-  std::memset(locked, 0, largest);
+  auto *registered = static_cast<unsigned char *>(std::malloc(largest));
+  std::memset(registered, 0, largest);
   const Clock::time_point lock_start = Clock::now();
-  check_nanort(nanort_host_register(locked, largest), "nanort_host_register");
+  check_nanort(nanort_host_register(registered, largest), "nanort_host_register");
   const double lock_seconds = seconds_since(lock_start);
   unsigned char out[64] = {};
   auto gbps = [](std::size_t bytes, double s) { return s > 0 ? bytes / s * 1e-9 : 0.0; };
 
   for (std::size_t mib : sizes_mib) {
     const std::size_t bytes = mib << 20;
+    auto *plain = static_cast<unsigned char *>(std::malloc(bytes));
+    if (!plain) die("out of host memory");
+    std::memset(plain, 0, bytes);
     std::vector<double> rw_page, rr_page, rw_pin, rr_pin;
     struct Through {
       unsigned char *x;
       std::vector<double> miss, hit, flush, noflush;
-    } staged{x, {}, {}, {}, {}}, direct{locked, {}, {}, {}, {}};
+      double first_write = 0, first_read = 0;  // the warm-up's
+    } by_plain{plain, {}, {}, {}, {}}, by_registered{registered, {}, {}, {}, {}};
     for (int rep = -1; rep < reps; ++rep) {
       auto timed = [&](std::vector<double> &into, auto &&body) {
         const Clock::time_point start = Clock::now();
         body();
-        if (rep >= 0) into.push_back(seconds_since(start));
+        const double s = seconds_since(start);
+        if (rep >= 0) into.push_back(s);
+        return s;
       };
       RAW(cuCtxSetCurrent(raw.context));
       timed(rw_page, [&] { RAW(cuMemcpyHtoDAsync(device, pageable.data(), bytes, raw.stream));
@@ -190,7 +197,7 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
         RAW(cuStreamSynchronize(raw.stream)); });
       timed(rr_pin, [&] { RAW(cuMemcpyDtoHAsync(pinned, device, bytes, raw.stream));
         RAW(cuStreamSynchronize(raw.stream)); });
-      for (Through *through : {&staged, &direct}) {
+      for (Through *through : {&by_plain, &by_registered}) {
         unsigned char *const data = through->x;
         // nanort write: data valid on the host alone (the last taskwait flushed), new ends.
         const auto first = static_cast<unsigned char>(3 + rep + 1),
@@ -198,47 +205,65 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
         data[0] = first;
         data[bytes - 1] = last;
         const ProbeArgs probe{data, bytes - 1, out};
-        timed(through->miss, [&] {
+        const double miss = timed(through->miss, [&] {
           submit(kProbeSite, probe, {{data, bytes}}, {{out, 64}}, NANORT_OUT, 1);
           check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
         });
-        timed(through->hit, [&] {
+        const double hit = timed(through->hit, [&] {
           submit(kProbeSite, probe, {{data, bytes}}, {{out, 64}}, NANORT_OUT, 1);
           check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
         });
         check_nanort(nanort_taskwait(), "taskwait");
         check(out[0] == first && out[1] == last, "the probe did not see the host's new bytes");
-        // nanort read: a task writes data on the device; with and without the flush.
+        // nanort read: a task writes data on the device, then the flushing taskwait; less the
+        // same without the flush. The flushed run comes first: a result no task waits for goes
+        // home at once when the memory is page-locked (eager write-back), and the timed run
+        // after a noflush run would wait for that copy too (the next kernel overwrites its
+        // source), counting two copies. The untimed taskwait after noflush waits for it.
         const TouchArgs touch{data, bytes - 1, static_cast<unsigned char>(7 + rep + 1)};
-        timed(through->noflush, [&] {
-          submit(kTouchSite, touch, {}, {{data, bytes}}, NANORT_OUT, 1);
-          check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
-        });
-        timed(through->flush, [&] {
+        const double flush = timed(through->flush, [&] {
           submit(kTouchSite, touch, {}, {{data, bytes}}, NANORT_OUT, 1);
           check_nanort(nanort_taskwait(), "taskwait");
         });
         check(data[0] == touch.v && data[bytes - 1] == touch.v, "the flush did not bring data back");
+        const double noflush = timed(through->noflush, [&] {
+          submit(kTouchSite, touch, {}, {{data, bytes}}, NANORT_OUT, 1);
+          check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
+        });
+        check_nanort(nanort_taskwait(), "taskwait");
+        if (rep < 0) {
+          through->first_write = gbps(bytes, miss - hit);
+          through->first_read = gbps(bytes, flush - noflush);
+        }
       }
     }
     auto write_rate = [&](const Through &t) { return gbps(bytes, median(t.miss) - median(t.hit)); };
     auto read_rate = [&](const Through &t) { return gbps(bytes, median(t.flush) - median(t.noflush)); };
     const double pw = gbps(bytes, median(rw_pin)), pr = gbps(bytes, median(rr_pin));
-    const double lw = write_rate(direct), lr = read_rate(direct);
-    std::printf("   %6zu | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f\n",
+    const double aw = write_rate(by_plain), ar = read_rate(by_plain);
+    const double lw = write_rate(by_registered), lr = read_rate(by_registered);
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    std::printf("   %5zu | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f | %7.2f "
+                "%7.2f | %7.2f %7.2f\n",
                 mib, gbps(bytes, median(rw_page)), gbps(bytes, median(rr_page)), pw, pr,
-                write_rate(staged), read_rate(staged), lw, lr, pw > 0 ? lw / pw : 0,
-                pr > 0 ? lr / pr : 0);
+                by_plain.first_write, by_plain.first_read, aw, ar, lw, lr, ratio(aw, pw),
+                ratio(ar, pr), ratio(lw, pw), ratio(lr, pr));
+    std::free(plain);  // (the runtime unlocks what it locked of it first)
   }
+  const char *mode = std::getenv("NANORT_HOST_REGISTER");
   std::printf("   nanort write = [probe task reading x after a flushing taskwait] - [the same task\n"
               "   again, x on the GPU]; read = [task writing x + taskwait] - [the same + noflush].\n"
-              "   staged: x is malloc'd, copied through the runtime's pinned staging buffers;\n"
-              "   locked: x is malloc'd and page-locked once by nanort_host_register (%.1f ms for\n"
-              "   %zu MiB, %.2f GB/s), then copied directly.\n",
+              "   plain: x is a fresh malloc'd array per size; 'first' is its first repetition (the\n"
+              "   warm-up: staged copies and the device allocation), the next columns the median\n"
+              "   after it, with NANORT_HOST_REGISTER=%s%s.\n"
+              "   registered: x is malloc'd and page-locked once by nanort_host_register (%.1f ms\n"
+              "   for %zu MiB, %.2f GB/s), then copied directly.\n",
+              mode ? mode : "auto",
+              mode && std::strcmp(mode, "off") == 0 ? " (staged throughout)"
+                                                     : " (locked by the runtime once it moved twice)",
               lock_seconds * 1e3, largest >> 20, gbps(largest, lock_seconds));
-  check_nanort(nanort_host_unregister(locked), "nanort_host_unregister");
-  std::free(x);
-  std::free(locked);
+  check_nanort(nanort_host_unregister(registered), "nanort_host_unregister");
+  std::free(registered);
   RAW(cuCtxSetCurrent(raw.context));
   RAW(cuMemFree(device));
   RAW(cuMemFreeHost(pinned));
