@@ -26,10 +26,6 @@ int main(int argc, char **argv) {
   int *hkl = malloc(hkl_bytes);
   double *times = malloc(p.reps * sizeof *times);
   krist_init(&p, atoms, hkl);
-  /* Page-locked: the copies go at the bus's speed. */
-  nanort_host_register(atoms, atom_bytes);
-  nanort_host_register(hkl, hkl_bytes);
-  nanort_host_register(f, f_bytes);
   for (int rep = -1; rep < p.reps; ++rep) { /* rep -1: the warm-up */
     memset(f, 0, f_bytes);
     double start = app_now();
@@ -42,9 +38,6 @@ int main(int argc, char **argv) {
   }
   int ok = krist_check(&p, atoms, hkl, f);
   app_report("krist", "annotated_opencl", devices, p.size, times, p.reps, ok);
-  nanort_host_unregister(atoms);
-  nanort_host_unregister(hkl);
-  nanort_host_unregister(f);
   free(atoms);
   free(hkl);
   free(f);

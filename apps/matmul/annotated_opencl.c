@@ -21,9 +21,6 @@ int main(int argc, char **argv) {
   size_t matrix = cfg.n * cfg.n * sizeof(float);
   float *a = (float *)malloc(matrix), *b = (float *)malloc(matrix), *c = (float *)malloc(matrix);
   matmul_init(&cfg, a, b);
-  nanort_host_register(a, matrix); /* page-locked: copies at full speed */
-  nanort_host_register(b, matrix);
-  nanort_host_register(c, matrix);
 
   double *times = (double *)malloc(cfg.reps * sizeof(double));
   for (int rep = -1; rep < cfg.reps; ++rep) { /* rep -1: the warm-up */
@@ -40,9 +37,6 @@ int main(int argc, char **argv) {
 
   int ok = matmul_check(&cfg, a, b, c);
   app_report("matmul", "annotated_opencl", devices, cfg.size, times, cfg.reps, ok);
-  nanort_host_unregister(a);
-  nanort_host_unregister(b);
-  nanort_host_unregister(c);
   free(a);
   free(b);
   free(c);

@@ -47,11 +47,9 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return APP_SKIP;
   }
-  /* One allocation for the positions and velocities of two steps, page-locked once. */
-  size_t bytes = c.n * sizeof(nbody_vec4), all = (4 * bytes + 4095) / 4096 * 4096;
-  nbody_vec4 *mem = aligned_alloc(4096, all);
-  nbody_vec4 *pos[2] = {mem, mem + c.n}, *vel[2] = {mem + 2 * c.n, mem + 3 * c.n};
-  nanort_host_register(mem, all);
+  /* The positions and velocities of two steps (step s reads pos[s % 2], writes the other). */
+  size_t bytes = c.n * sizeof(nbody_vec4);
+  nbody_vec4 *pos[2] = {malloc(bytes), malloc(bytes)}, *vel[2] = {malloc(bytes), malloc(bytes)};
 
   double *times = malloc(c.reps * sizeof(double));
   for (int rep = -1; rep < c.reps; ++rep) { /* rep -1: the warm-up */
@@ -70,8 +68,10 @@ int main(int argc, char **argv) {
   }
 
   int status = nbody_mpi_finish(&c, &m, "annotated_cuda", devices, pos, vel, times);
-  nanort_host_unregister(mem);
-  free(mem);
+  for (int i = 0; i < 2; ++i) {
+    free(pos[i]);
+    free(vel[i]);
+  }
   free(times);
   MPI_Finalize();
   return status;

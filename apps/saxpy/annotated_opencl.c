@@ -16,8 +16,6 @@ int main(int argc, char **argv) {
     return APP_SKIP;
   }
   float *x = (float *)malloc(cfg.n * sizeof(float)), *y = (float *)malloc(cfg.n * sizeof(float));
-  nanort_host_register(x, cfg.n * sizeof(float)); /* page-locked: copies at full speed */
-  nanort_host_register(y, cfg.n * sizeof(float));
 
   double *times = (double *)malloc(cfg.reps * sizeof(double));
   for (int rep = -1; rep < cfg.reps; ++rep) { /* rep -1: the warm-up */
@@ -31,8 +29,6 @@ int main(int argc, char **argv) {
 
   int ok = saxpy_check(cfg.n, y);
   app_report("saxpy", "annotated_opencl", devices, cfg.size, times, cfg.reps, ok);
-  nanort_host_unregister(x);
-  nanort_host_unregister(y);
   free(x);
   free(y);
   free(times);
