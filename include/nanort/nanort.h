@@ -441,16 +441,17 @@ NANORT_API nanort_status nanort_taskgroup_end(void);
 /* ---------------------------------------------------------------------------------------- */
 
 /* Page-locks the ordinary host memory [address, address + bytes) for the GPUs (what
- * cudaHostRegister does), so that task data in it moves between host and CUDA devices
+ * cudaHostRegister does for CUDA GPUs; for NVIDIA's OpenCL GPUs in a process without a CUDA
+ * GPU, a buffer made over the memory), so that task data in it moves between host and devices
  * directly, at the full speed of the bus, instead of through the runtime's pinned staging
  * buffers. Host memory the program page-locked itself (cudaMallocHost, cudaHostRegister) is
  * used directly too. Locking costs time (the system pins every page), so it pays for arrays
  * that move many times. The memory must stay allocated until nanort_host_unregister, which
  * must come after a taskwait that covers the tasks using it; it brings the range's device
- * data home first (as nanort_taskwait_on would). Does nothing without a CUDA GPU (OpenCL
- * copies are staged either way). Optional with NANORT_HOST_REGISTER=auto (the default): the
- * runtime then locks ordinary memory that moves often by itself, after its first copies;
- * this call locks it ahead of them, and takes over what the runtime locked there. */
+ * data home first (as nanort_taskwait_on would). Does nothing without such a GPU (other
+ * devices' copies are staged either way). Optional with NANORT_HOST_REGISTER=auto (the
+ * default): the runtime then locks ordinary memory that moves by itself, after its first
+ * copies; this call locks it ahead of them, and takes over what the runtime locked there. */
 NANORT_API nanort_status nanort_host_register(void *address, size_t bytes);
 NANORT_API nanort_status nanort_host_unregister(void *address);
 

@@ -89,7 +89,8 @@ const std::vector<EnvVar> &environment_table() {
        "waits for, while the device goes on; page-locked host memory only) or taskwait (at the "
        "flushing taskwait, all at once)"},
       {"NANORT_HOST_REGISTER", "auto",
-       "ordinary host memory that moves to and from CUDA GPUs: auto (a range of at least 256K "
+       "ordinary host memory that moves to and from CUDA GPUs (else NVIDIA's OpenCL GPUs): "
+       "auto (a range of at least 256K "
        "copied twice, or one of NANORT_HOST_REGISTER_LARGE copied once, is page-locked by a "
        "helper thread, and its later copies go direct at the "
        "bus's speed; memory the program frees or unmaps is unlocked first; docs/devices.md "

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "runtime.hpp"
@@ -190,6 +192,47 @@ TEST_P(Transfers, TaskwaitOnCopiesOnlyItsData) {
   ASSERT_OK(nanort_taskwait());
   EXPECT_EQ(counters(kDevice).bytes_to_host, 2 * bytes);
   EXPECT_EQ(y[n - 1], 1);
+}
+
+// Plain malloc'd memory that moves round after round is page-locked by the runtime on
+// NVIDIA's OpenCL GPUs (a buffer made over it: NANORT_HOST_REGISTER=auto, the default), the
+// results stay right, and freeing the array unlocks it. Other platforms lock nothing.
+TEST_P(Transfers, OrdinaryMemoryThatMovesIsLockedOnNvidiaGpus) {
+  nanort::rt::HostLockCache *locks = nanort::rt::Runtime::get().auto_host_locks();
+  if (device().type != "gpu" || device().platform.find("NVIDIA") == std::string::npos) {
+    EXPECT_EQ(locks, nullptr) << "the runtime locks memory for a device that does not use it";
+    GTEST_SKIP() << "SKIP: " << device().platform << " is not NVIDIA's OpenCL on a GPU: copies "
+                 << "go through staging (or need none), nothing is locked";
+  }
+  if (!locks) {
+    std::string why;
+    if (!nanort::rt::HostLockCache::hooks_in_effect(why))
+      GTEST_SKIP() << "SKIP: the memory hooks are not in effect (" << why << ")";
+    FAIL() << "NANORT_HOST_REGISTER=auto locks nothing for an NVIDIA GPU";
+  }
+  constexpr int blocks = 8, block = 256 * 1024, n = blocks * block;  // 8 MiB of ints
+  auto *x = static_cast<int *>(std::malloc(n * sizeof(int)));
+  ASSERT_NE(x, nullptr);
+  std::fill(x, x + n, 0);
+  for (int round = 0; round < 4; ++round) {
+    for (int b = 0; b < blocks; ++b)
+      ASSERT_OK(Task(kAdd, AddArgs{x + b * block, 1, block})
+                    .inout(x + b * block, block)
+                    .ndrange({block})
+                    .submit());
+    ASSERT_OK(nanort_taskwait());
+    locks->drain();
+  }
+  for (int i = 0; i < n; i += 101) ASSERT_EQ(x[i], 4) << i;
+  const nanort::rt::HostLockCache::Stats stats = locks->stats();
+  for (int b = 0; b < blocks; ++b)
+    EXPECT_TRUE(locks->covers(x + b * block, block * sizeof(int)))
+        << b << ": locks " << stats.locks << ", refused " << stats.refused << " ("
+        << stats.last_refusal << ")";
+  const std::size_t locked = stats.locked_bytes;
+  EXPECT_GE(locked, n * sizeof(int));
+  std::free(x);
+  EXPECT_LE(locks->stats().locked_bytes + n * sizeof(int), locked);
 }
 
 NANORT_INSTANTIATE_ON_DEVICES(Transfers);

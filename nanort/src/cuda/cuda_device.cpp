@@ -553,6 +553,10 @@ class CudaDevice final : public Accelerator {
     throw CudaError(status, what);
   }
   void use_host_locks(HostLockCache *locks) override { memory_->use_host_locks(locks); }
+  const void *host_lock_scope() const override {
+    static const char every_cuda_gpu = 0;  // (portable registrations)
+    return &every_cuda_gpu;
+  }
   bool is_fatal(const std::exception &error) const override {
     auto *cuda_error = dynamic_cast<const CudaError *>(&error);
     return cuda_error && cuda_error->sticky();

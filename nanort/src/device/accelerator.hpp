@@ -100,11 +100,13 @@ class Accelerator {
   // after the last kernels).
   virtual void flush_launches() {}
 
-  // Page-locks host memory for this device and, where the backend can, for every device of
-  // its kind (nanort_host_register); throws what the driver said. Backends that cannot do
-  // nothing.
+  // Page-locks host memory for this device and the others of the same host_lock_scope()
+  // (nanort_host_register); throws what the driver said. Backends that cannot do nothing.
   virtual void register_host(void * /*address*/, std::size_t /*bytes*/) {}
   virtual void unregister_host(void * /*address*/) {}
+  // The devices a register_host call locks for share this (CUDA: every GPU, by a portable
+  // registration; OpenCL: the devices of one context); null: register_host locks nothing.
+  virtual const void *host_lock_scope() const { return nullptr; }
   // The ranges that the runtime locks by itself (NANORT_HOST_REGISTER=auto): a backend whose
   // register_host locks for it answers is_page_locked from them, and reports there the ranges
   // it copies through staging. Null: none (before the runtime stops).

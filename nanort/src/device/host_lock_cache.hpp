@@ -5,7 +5,7 @@
 // call nothing but their kernels, so the runtime locks what moves often: a range of host
 // memory that the directory copies through staging a second time (a time step's arrays, a
 // result read back every iteration) is locked by a helper thread, while the copies go on
-// through staging, and later copies of it go direct. Locking is slow (15-20 GB/s for memory
+// through staging, and later copies of it go direct. Locking is slow (3-20 GB/s for memory
 // in use, 2 GB/s where it still has to be faulted in; a staged copy goes at 30 GB/s and more),
 // which is why a range is locked only once it has moved twice (a large one at its first
 // copy), and never on the copying thread.
@@ -43,7 +43,8 @@ namespace nanort::rt {
 
 class HostLockCache {
  public:
-  // What locks pages (the CUDA backend; tests use their own).
+  // What locks pages (one device of each lock scope: host_registration.cpp; tests use their
+  // own).
   class Locker {
    public:
     virtual ~Locker() = default;
@@ -56,7 +57,7 @@ class HostLockCache {
     std::size_t limit = 0;                         // locked bytes at most
     std::size_t min_bytes = std::size_t(256) << 10;  // smaller ranges are not locked
     int moves_before_lock = 2;                     // copies of a range before it is locked
-    // A range this large is locked at its first staged copy: the locking (about 15-20 GB/s
+    // A range this large is locked at its first staged copy: the locking (3-20 GB/s
     // for memory in use) is then done by the time the program comes back to it.
     std::size_t large_bytes = std::size_t(8) << 20;
   };

@@ -2,6 +2,7 @@
 
 #include <nanort/dc/directory.hpp>
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -23,70 +24,102 @@ void HostRegistration::add(void *address, std::size_t bytes,
   // What the runtime locked by itself of these pages gives way, and it locks none of these
   // bytes while they are the program's (the driver locks a byte once).
   if (auto_) auto_->reserve(start, start + bytes);
+  std::vector<Accelerator *> done;
   try {
-    for (const auto &accelerator : accelerators)
-      if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-        accelerator->register_host(address, bytes);
-        break;
-      }
+    for (Accelerator *accelerator : one_per_lock_scope(accelerators)) {
+      accelerator->register_host(address, bytes);
+      done.push_back(accelerator);
+    }
   } catch (...) {
+    for (Accelerator *accelerator : done) accelerator->unregister_host(address);
     if (auto_) auto_->release(start, start + bytes);
     throw;
   }
   host_locked_.emplace(start, start + bytes);
 }
 
+std::vector<Accelerator *> HostRegistration::one_per_lock_scope(
+    const std::vector<std::unique_ptr<Accelerator>> &accelerators) {
+  // CUDA's registration and NVIDIA's OpenCL buffers over the same memory do not mix: CUDA
+  // copies from memory locked both ways failed now and then with CUDA_ERROR_INVALID_VALUE on
+  // the GPU machines. With a CUDA GPU, CUDA alone locks, and OpenCL devices copy through
+  // staging.
+  const bool cuda = std::any_of(accelerators.begin(), accelerators.end(), [](const auto &a) {
+    return a->kind() == NANORT_DEVICE_CUDA && a->host_lock_scope();
+  });
+  std::vector<Accelerator *> chosen;
+  std::vector<const void *> scopes;
+  for (const auto &accelerator : accelerators) {
+    const void *scope = accelerator->host_lock_scope();
+    if (!scope || (cuda && accelerator->kind() != NANORT_DEVICE_CUDA) ||
+        std::find(scopes.begin(), scopes.end(), scope) != scopes.end())
+      continue;
+    scopes.push_back(scope);
+    chosen.push_back(accelerator.get());
+  }
+  return chosen;
+}
+
 namespace {
-// Locks through a GPU's portable registration (for every context).
+// Locks for every device that can use locked memory: through one device of each lock scope
+// (CUDA's portable registration; an OpenCL context's buffer over the memory).
 class AcceleratorLocker final : public HostLockCache::Locker {
  public:
-  explicit AcceleratorLocker(Accelerator &gpu) : gpu_(gpu) {}
+  explicit AcceleratorLocker(std::vector<Accelerator *> devices) : devices_(std::move(devices)) {}
   bool lock(void *address, std::size_t bytes, std::string &why) override {
+    std::size_t done = 0;
     try {
-      gpu_.register_host(address, bytes);
+      for (; done < devices_.size(); ++done) devices_[done]->register_host(address, bytes);
       return true;
     } catch (const std::exception &e) {
       why = e.what();
+      while (done > 0) unlock_quietly(*devices_[--done], address);
       return false;
     }
   }
   bool unlock(void *address) override {
-    try {
-      gpu_.unregister_host(address);
-      return true;
-    } catch (const std::exception &) {
-      return false;  // (counted by the cache)
-    }
+    bool all = true;
+    for (Accelerator *device : devices_) all = unlock_quietly(*device, address) && all;
+    return all;  // (a failure is counted by the cache)
   }
 
  private:
-  Accelerator &gpu_;
+  static bool unlock_quietly(Accelerator &device, void *address) {
+    try {
+      device.unregister_host(address);
+      return true;
+    } catch (const std::exception &) {
+      return false;
+    }
+  }
+  std::vector<Accelerator *> devices_;
 };
 }  // namespace
 
 void HostRegistration::start_auto(std::size_t limit, std::size_t large,
                                   const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                                   std::vector<std::string> &warnings) {
-  Accelerator *gpu = nullptr;
-  for (const auto &accelerator : accelerators)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      gpu = accelerator.get();
-      break;
-    }
-  if (!gpu) return;
+  std::vector<Accelerator *> lockers = one_per_lock_scope(accelerators);
+  if (lockers.empty()) return;  // (no device copies faster from locked memory)
   std::string why;
   if (!HostLockCache::hooks_in_effect(why)) {
     warnings.push_back("NANORT_HOST_REGISTER=auto does not lock ordinary memory: " + why +
                        "; its copies go through staging (nanort_host_register still locks)");
     return;
   }
-  locker_ = std::make_unique<AcceleratorLocker>(*gpu);
+  locker_ = std::make_unique<AcceleratorLocker>(std::move(lockers));
   HostLockCache::Options options;
   options.limit = limit;
   options.large_bytes = large;
   auto_ = std::make_unique<HostLockCache>(*locker_, options);
   HostLockCache::set_active(auto_.get());
-  for (const auto &accelerator : accelerators) accelerator->use_host_locks(auto_.get());
+  // (The devices whose copies it locks for: those sharing a scope with a locker.)
+  std::vector<const void *> scopes;
+  for (Accelerator *locker : one_per_lock_scope(accelerators))
+    scopes.push_back(locker->host_lock_scope());
+  for (const auto &accelerator : accelerators)
+    if (std::find(scopes.begin(), scopes.end(), accelerator->host_lock_scope()) != scopes.end())
+      accelerator->use_host_locks(auto_.get());
 }
 
 void HostRegistration::stop_auto(const std::vector<std::unique_ptr<Accelerator>> &accelerators) {
@@ -109,11 +142,8 @@ void HostRegistration::remove(void *address, dc::Directory *directory,
   if (directory)
     directory->flush(dc::Region::contiguous(reinterpret_cast<const void *>(found->first),
                                             found->second - found->first));
-  for (const auto &accelerator : accelerators)
-    if (accelerator->kind() == NANORT_DEVICE_CUDA) {
-      accelerator->unregister_host(address);
-      break;
-    }
+  for (Accelerator *accelerator : one_per_lock_scope(accelerators))
+    accelerator->unregister_host(address);
   if (auto_) auto_->release(found->first, found->second);
   host_locked_.erase(found);
 }

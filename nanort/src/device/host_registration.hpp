@@ -1,7 +1,8 @@
 // HostRegistration: nanort_host_register / nanort_host_unregister, and the ranges the runtime
-// locks by itself (NANORT_HOST_REGISTER=auto, host_lock_cache.hpp). One GPU registers for all
-// (CUDA's portable registration); other kinds copy through their staging buffers and need
-// nothing. The program's ranges are kept, so that a wrong call is an error that says what is
+// locks by itself (NANORT_HOST_REGISTER=auto, host_lock_cache.hpp). One device of each lock
+// scope registers for the others: CUDA's portable registration for every GPU, or, where the
+// runtime has no CUDA GPU, an OpenCL context of NVIDIA GPUs for its devices. Other devices
+// copy through their staging buffers. The program's ranges are kept, so that a wrong call is an error that says what is
 // wrong without a failing driver call.
 #pragma once
 
@@ -40,15 +41,19 @@ class HostRegistration {
   void remove(void *address, dc::Directory *directory,
               const std::vector<std::unique_ptr<Accelerator>> &accelerators);
 
-  // Starts the automatic locking for the first CUDA GPU, if there is one and the memory hooks
-  // are in effect ('warnings' says why not when they are not). 'limit': bytes at most;
-  // 'large': ranges of this size lock at their first staged copy.
+  // Starts the automatic locking for the devices that can use it (one_per_lock_scope), if
+  // there are any and the memory hooks are in effect ('warnings' says why not when they are
+  // not). 'limit': bytes at most; 'large': ranges of this size lock at their first staged copy.
   void start_auto(std::size_t limit, std::size_t large,
                   const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                   std::vector<std::string> &warnings);
   // Unlocks what it locked; before the devices close, with no copy in flight.
   void stop_auto(const std::vector<std::unique_ptr<Accelerator>> &accelerators);
   HostLockCache *auto_locks() { return auto_.get(); }
+  // One device of each host_lock_scope() that locks (CUDA's alone where there is a CUDA GPU),
+  // in the order given.
+  static std::vector<Accelerator *> one_per_lock_scope(
+      const std::vector<std::unique_ptr<Accelerator>> &accelerators);
 
  private:
   std::unique_ptr<HostLockCache::Locker> locker_;
