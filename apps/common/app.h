@@ -74,11 +74,22 @@ static inline int app_compare_doubles(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The warm-up's seconds (repetition -1), for app_report; -1 if it was not recorded. */
+static double app_warmup_seconds = -1;
+
+/* Keeps the seconds repetition 'rep' took: a timed one (0, 1, ...) in times[rep], the warm-up
+ * (-1) for the report. */
+static inline void app_record(double *times, int rep, double seconds) {
+  if (rep < 0) app_warmup_seconds = seconds;
+  else times[rep] = seconds;
+}
+
 /* The line the scripts read: one per run.
  *   RESULT app=matmul version=annotated_cuda devices=2 size=... reps=5 best_ms=... median_ms=...
- *          first_ms=... check=ok
+ *          first_ms=... warmup_ms=... check=ok
  * first_ms: the first timed repetition (after the warm-up), which pays for what the runtime
- * does once (page-locking ordinary memory that moves, for one).
+ * does once and late (page-locking ordinary memory that moves, for one); warmup_ms: the
+ * warm-up itself (device start-up, first copies, allocations).
  * times: the seconds of each timed repetition, in order (sorted in place). */
 static inline void app_report(const char *app, const char *version, int devices,
                               const char *size, double *times, int reps, int ok) {
@@ -86,9 +97,9 @@ static inline void app_report(const char *app, const char *version, int devices,
   qsort(times, (size_t)reps, sizeof *times, app_compare_doubles);
   double median = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
   printf("RESULT app=%s version=%s devices=%d size=%s reps=%d best_ms=%.3f median_ms=%.3f "
-         "first_ms=%.3f check=%s\n",
+         "first_ms=%.3f warmup_ms=%.3f check=%s\n",
          app, version, devices, size, reps, 1e3 * times[0], 1e3 * median, 1e3 * first,
-         ok ? "ok" : "FAILED");
+         1e3 * app_warmup_seconds, ok ? "ok" : "FAILED");
 }
 
 /* The text of a kernel file that the build copies next to the executable (native OpenCL

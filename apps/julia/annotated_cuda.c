@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
             image + (size_t)row0 * p.width);
     }
     #pragma omp taskwait
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
   int ok = julia_check(&p, image);
   app_report("julia", "annotated_cuda", devices, p.size, times, p.reps, ok);

@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
                                 image + (size_t)row0 * p.width, 0, NULL, NULL));
     }
     for (int d = 0; d < n; ++d) CHECK(clFinish(queues[d]));
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
   int ok = julia_check(&p, image);
   app_report("julia", "native_opencl", n, p.size, times, p.reps, ok);

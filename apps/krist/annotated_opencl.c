@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
       krist(p.atoms, atoms, n, hkl + 3 * (size_t)first, f + 2 * (size_t)first);
     }
     #pragma omp taskwait
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
   int ok = krist_check(&p, atoms, hkl, f);
   app_report("krist", "annotated_opencl", devices, p.size, times, p.reps, ok);

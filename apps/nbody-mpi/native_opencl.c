@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
                                   vel[s % 2] + d[k].first, 0, NULL, NULL));
     }
     for (int k = 0; k < devices; ++k) CHECK(clFinish(d[k].queue));
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
 
   int status = nbody_mpi_finish(&c, &m, "native_opencl", devices, pos, vel, times);

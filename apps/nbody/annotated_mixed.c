@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
       }
     }
     #pragma omp taskwait
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
 
   int ok = nbody_check(&c, pos, vel);

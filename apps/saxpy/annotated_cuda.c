@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i < cfg.n; i += cfg.bs)
       saxpy((int)saxpy_length(&cfg, i), SAXPY_A, x + i, y + i);
     #pragma omp taskwait
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
 
   int ok = saxpy_check(cfg.n, y);

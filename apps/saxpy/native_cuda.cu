@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
       CHECK(cudaSetDevice(d));
       CHECK(cudaDeviceSynchronize());
     }
-    if (rep >= 0) times[rep] = app_now() - start;
+    app_record(times, rep, app_now() - start);
   }
 
   int ok = saxpy_check(cfg.n, y);

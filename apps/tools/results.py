@@ -6,7 +6,8 @@
 For each file (one machine's run): the machine, date and command; Table II (median time of
 each version on one GPU, and annotated / native for CUDA and for OpenCL; the mixed NBody is
 compared with the native CUDA version); the speedup of each version on each GPU count over its
-own time on one GPU; annotated / native on each GPU count. --write puts it all into the file
+own time on one GPU; annotated / native on each GPU count; the first timed repetition after
+the warm-up (and the warm-up) where the run printed them. --write puts it all into the file
 between the measured markers; --plot draws the speedups against the GPU count, a panel per
 application and run (python3-matplotlib: scripts/install-deps.sh python3-matplotlib).
 """
@@ -23,7 +24,8 @@ BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 
 
 def parse(path):
-    run = {"path": path, "header": [], "failed": [], "times": {}, "sizes": {}}
+    run = {"path": path, "header": [], "failed": [], "times": {}, "sizes": {}, "first": {},
+           "warmup": {}}
     for line in pathlib.Path(path).read_text().splitlines():
         if line.startswith("# FAILED"):
             run["failed"].append(line[2:])
@@ -37,6 +39,10 @@ def parse(path):
             key = (fields["app"], fields["version"], int(fields["gpus"]))
             run["times"][key] = float(fields["median_ms"])
             run["sizes"][fields["app"]] = fields["size"]
+            if "first_ms" in fields:  # (printed since 2026-11-26)
+                run["first"][key] = float(fields["first_ms"])
+            if "warmup_ms" in fields:
+                run["warmup"][key] = float(fields["warmup_ms"])
     return run
 
 
@@ -84,6 +90,30 @@ def report(run):
                 cells = [f"{times[(app, v, g)] / times[(app, native, g)]:.3f}"
                          if (app, v, g) in times and (app, native, g) in times else ""
                          for g in counts]
+                if any(cells):
+                    text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
+    if run["first"]:
+        first, warmup = run["first"], run["warmup"]
+        text += ["", "The first timed repetition after the warm-up (ms; the warm-up's own time in "
+                 "parentheses where printed), and its ratio to the native version's median "
+                 "(at most 1.25 is the target for CUDA).", "",
+                 "| application | version | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''}" for g in counts) + " |",
+                 "| --- | --- |" + " ---: |" * len(counts)]
+        for app in APPS:
+            for v in VERSIONS:
+                cells = []
+                for g in counts:
+                    key = (app, v, g)
+                    if key not in first:
+                        cells.append("")
+                        continue
+                    cell = f"{first[key]:.1f}"
+                    if key in warmup:
+                        cell += f" ({warmup[key]:.0f})"
+                    native = (app, NATIVE_OF.get(v, v), g)
+                    if v in NATIVE_OF and native in times:
+                        cell += f", {first[key] / times[native]:.2f}"
+                    cells.append(cell)
                 if any(cells):
                     text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
     if run["failed"]:
