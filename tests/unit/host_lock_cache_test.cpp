@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <future>
@@ -105,6 +106,7 @@ class RecordingLocker final : public HostLockCache::Locker {
     std::promise<void> entered;
     std::future<void> set(std::shared_future<void> f) {
       until = std::move(f);
+      entered = std::promise<void>();  // (a hold may be set again after the last one)
       return entered.get_future();
     }
   };
@@ -522,12 +524,17 @@ TEST_F(HostLockCacheTest, TwoFreesOfOneLockedRangeBothReturnOnceItIsUnlocked) {
   make();
   char *memory = map_pages(kLargeMapping);
   char *a = memory, *b = memory + 64 * kPage;  // two blocks locked as one range
-  cache->moved(a, 64 * kPage);
-  cache->moved(a, 64 * kPage);
-  cache->moved(b, 64 * kPage);
-  cache->moved(b, 64 * kPage);
+  // Both wait while the helper is busy elsewhere, so that they are locked together (were a
+  // locked before b asked, each would be a range of its own, and b's free would not wait).
+  std::promise<void> busy;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, busy);
+  move_twice_queued(a, 64 * kPage);
+  move_twice_queued(b, 64 * kPage);
+  busy.set_value();
   cache->drain();
   ASSERT_TRUE(cache->covers(a, 128 * kPage));
+  ASSERT_EQ(cache->stats().entries, 2u) << "a and b not locked as one range";
   std::promise<void> go;
   std::future<void> unlocking = locker.hold_unlock(go.get_future().share());
   std::thread free_a([&] {
@@ -547,6 +554,7 @@ TEST_F(HostLockCacheTest, TwoFreesOfOneLockedRangeBothReturnOnceItIsUnlocked) {
   free_b.join();
   EXPECT_FALSE(locked_after_return) << "the second free returned with its pages still locked";
   munmap(memory, kLargeMapping * kPage);
+  munmap(other, 128 * kPage);
 }
 
 // The program page-locks blocks of an array itself (nanort_host_register) after the cache
@@ -558,9 +566,17 @@ TEST_F(HostLockCacheTest, TheProgramsOwnRegistrationsAreLeftToIt) {
   char *memory = map_pages(kLargeMapping);
   char *array = memory + 16;
   const std::size_t block = 64 * kPage;
-  for (int b = 0; b < 4; ++b) move_twice_queued(array + b * block, block);
-  cache->drain();
+  {  // (all four waiting while the helper is busy elsewhere: locked as one range)
+    std::promise<void> busy;
+    char *other = map_pages(128);
+    hold_helper_locking(other, 128, busy);
+    for (int b = 0; b < 4; ++b) move_twice_queued(array + b * block, block);
+    busy.set_value();
+    cache->drain();
+    munmap(other, 128 * kPage);
+  }
   ASSERT_TRUE(cache->covers(array, 4 * block));
+  ASSERT_EQ(cache->stats().entries, 1u);
   const auto at = [&](int b) { return reinterpret_cast<std::uintptr_t>(array + b * block); };
   for (int b = 1; b <= 3; ++b) locker.cuts.insert(at(b));
   // Block 1 is the program's: no page of it stays locked here, and the driver takes it.
@@ -593,6 +609,56 @@ TEST_F(HostLockCacheTest, TheProgramsOwnRegistrationsAreLeftToIt) {
     cache->release(at(b), at(b + 1));
   }
   munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+// A range partly the program's is locked where it can be, and, not covered, is asked of the
+// driver rather than said to wait for ever; once the program's part is released it is locked
+// whole.
+TEST_F(HostLockCacheTest, ARangePartlyTheProgramsIsNotLeftWaiting) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  const std::size_t bytes = 64 * kPage;
+  const auto at = reinterpret_cast<std::uintptr_t>(memory);
+  cache->reserve(at + 16 * kPage, at + 32 * kPage);
+  move_twice(memory, bytes);
+  EXPECT_EQ(cache->coverage(memory, bytes), HostLockCache::Coverage::unknown);
+  EXPECT_TRUE(cache->covers(memory, 16 * kPage));  // the parts not the program's
+  EXPECT_TRUE(cache->covers(memory + 32 * kPage, 32 * kPage));
+  EXPECT_FALSE(locker.any_locked(memory + 16 * kPage, 16 * kPage));
+  cache->release(at + 16 * kPage, at + 32 * kPage);
+  move_twice(memory, bytes);
+  EXPECT_TRUE(cache->covers(memory, bytes));
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+// With more locked ranges than the list that frees read without the lock, every free takes
+// the lock: releasing a reservation (which frees a node of the cache's own) must not come back
+// into the cache while it holds the lock.
+TEST_F(HostLockCacheTest, ReleasingAReservationWithManyLockedRangesReturns) {
+  make();
+  constexpr int ranges = 40;  // more than the watched list holds
+  std::vector<char *> mappings;
+  for (int i = 0; i < ranges; ++i) {
+    mappings.push_back(map_pages(64));
+    move_twice(mappings.back(), 64 * kPage);
+  }
+  ASSERT_EQ(cache->stats().entries, static_cast<std::size_t>(ranges));
+  // A range below the heap moved once: the span the hooks look at covers the heap too, so
+  // the cache's own nodes' frees reach it, as they do when arrays lie in the heap.
+  static char below_the_heap[std::size_t(512) << 10];
+  cache->moved(below_the_heap, sizeof below_the_heap);
+  char *memory = map_pages(64);
+  const auto at = reinterpret_cast<std::uintptr_t>(memory);
+  auto done = std::async(std::launch::async, [&] {
+    cache->reserve(at, at + 64 * kPage);
+    cache->release(at, at + 64 * kPage);
+  });
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "release() did not return (it waits for its own lock)";
+  for (char *mapping : mappings) munmap(mapping, 64 * kPage);
+  munmap(memory, 64 * kPage);
   EXPECT_EQ(locker.count(), 0u);
 }
 

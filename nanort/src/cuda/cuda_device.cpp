@@ -327,10 +327,15 @@ class CudaMemory final : public dc::MemorySpace {
     const Driver &cu = cu_;
     make_current(cu, context_);
     wait_for(cu, to_device_, after);
-    for_each_piece(source, bytes, [&](std::size_t at, std::size_t n) {
-      NANORT_CU_CHECK(cuMemcpyHtoDAsync(target.handle + offset + at,
-                                        static_cast<const char *>(source) + at, n, to_device_));
-    });
+    try {
+      for_each_piece(source, bytes, [&](std::size_t at, std::size_t n) {
+        NANORT_CU_CHECK(cuMemcpyHtoDAsync(target.handle + offset + at,
+                                          static_cast<const char *>(source) + at, n, to_device_));
+      });
+    } catch (...) {
+      cu.cuStreamSynchronize(to_device_);  // (the pieces enqueued before the failed one)
+      throw;
+    }
     return finished(to_device_, "copy to " + name_);
   }
   dc::CompletionPtr read(dc::DeviceBuffer source, std::size_t offset, void *target,
@@ -338,10 +343,15 @@ class CudaMemory final : public dc::MemorySpace {
     const Driver &cu = cu_;
     make_current(cu, context_);
     wait_for(cu, to_host_, after);
-    for_each_piece(target, bytes, [&](std::size_t at, std::size_t n) {
-      NANORT_CU_CHECK(cuMemcpyDtoHAsync(static_cast<char *>(target) + at,
-                                        source.handle + offset + at, n, to_host_));
-    });
+    try {
+      for_each_piece(target, bytes, [&](std::size_t at, std::size_t n) {
+        NANORT_CU_CHECK(cuMemcpyDtoHAsync(static_cast<char *>(target) + at,
+                                          source.handle + offset + at, n, to_host_));
+      });
+    } catch (...) {
+      cu.cuStreamSynchronize(to_host_);  // (no piece writes host memory after the error)
+      throw;
+    }
     return finished(to_host_, "copy from " + name_);
   }
   // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range

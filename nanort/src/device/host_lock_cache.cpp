@@ -145,11 +145,14 @@ HostLockCache::Coverage HostLockCache::coverage(const void *address, std::size_t
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   std::lock_guard<std::mutex> guard(mutex_);
   if (!entries_.empty() && covers_locked(start, start + bytes)) return Coverage::locked;
+  const std::uintptr_t end = start + bytes;
   const auto move = moves_.find(start);
-  return move != moves_.end() && move->second.end == start + bytes &&
-                 move->second.count == kAsked
-             ? Coverage::waiting
-             : Coverage::unknown;
+  if (move == moves_.end() || move->second.end != end || move->second.count != kAsked)
+    return Coverage::unknown;
+  const bool queued = std::find(queue_.begin(), queue_.end(), std::make_pair(start, end)) !=
+                      queue_.end();
+  const bool being_locked = busy_ && locking_.first < end && start < locking_.second;
+  return queued || being_locked ? Coverage::waiting : Coverage::unknown;
 }
 
 void HostLockCache::moved(const void *address, std::size_t bytes) {
@@ -190,6 +193,7 @@ void HostLockCache::helper_loop() {
     queue_.erase(queue_.begin());
     busy_ = true;
     lock_range(lock, start, end);
+    settle_moves(locking_.first, locking_.second);
     locking_ = {0, 0};
     publish_watched();
     unlocked_.notify_all();  // (a forget() may wait for this range)
@@ -229,6 +233,7 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
           grew = true;
         }
     }
+    locking_ = {start, end};  // (settle_moves() goes over all of it afterwards)
     first = start / page_ * page_;
     last = (end + page_ - 1) / page_ * page_;
     // Pages a forget() took out of the entries but has not unlocked yet are still locked: the
@@ -277,7 +282,6 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
     return;
   }
   // From here until the end a free of any of these bytes marks them forgotten.
-  locking_ = {start, end};
   publish_watched();
   for (const auto &[s, e] : gaps) {
     lock.unlock();
@@ -303,6 +307,27 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
     ++counts_.locks;
     widen_bounds(s, e);
   }
+}
+
+void HostLockCache::settle_moves(std::uintptr_t start, std::uintptr_t end) {
+  // Ranges asked for in [start, end) that the pass left unlocked (refused, forgotten, partly
+  // the program's) are no longer waiting: they count afresh, else coverage() would say they
+  // wait for ever and nobody would ask the driver. One wholly inside memory the program locked
+  // itself is never locked here.
+  if (start >= end) return;
+  const std::uintptr_t from = start > longest_move_ ? start - longest_move_ : 0;
+  for (auto it = moves_.lower_bound(from); it != moves_.end() && it->first < end; ++it) {
+    Move &move = it->second;
+    if (move.count != kAsked || move.end <= start || covers_locked(it->first, move.end)) continue;
+    move.count = within_reserved(it->first, move.end) ? kRefused : 0;
+  }
+}
+
+bool HostLockCache::within_reserved(std::uintptr_t start, std::uintptr_t end) const {
+  auto it = reserved_.upper_bound(start);
+  if (it == reserved_.begin()) return false;
+  --it;
+  return it->second >= end;
 }
 
 void HostLockCache::publish_watched() {
@@ -355,6 +380,7 @@ void HostLockCache::reserve(std::uintptr_t start, std::uintptr_t end) {
 }
 
 void HostLockCache::release(std::uintptr_t start, std::uintptr_t end) {
+  Inside here;  // (the map node's free must not come back in while the lock is held)
   std::lock_guard<std::mutex> guard(mutex_);
   auto it = reserved_.find(start);
   if (it != reserved_.end() && it->second == end) reserved_.erase(it);
@@ -397,9 +423,13 @@ void HostLockCache::give_back(std::uintptr_t start, std::uintptr_t end, Scope sc
       }
       // The other ranges locked with it are no longer: they count afresh (else, asked for
       // already, they would never be asked for again).
-      for (auto move = moves_.lower_bound(entry.data_start);
+      // (A range may start before the entry's bytes: locked in several gaps.)
+      const std::uintptr_t moves_from =
+          entry.data_start > longest_move_ ? entry.data_start - longest_move_ : 0;
+      for (auto move = moves_.lower_bound(moves_from);
            move != moves_.end() && move->first < entry.data_end; ++move)
-        if (move->second.count == kAsked) move->second.count = 0;
+        if (move->second.count == kAsked && move->second.end > entry.data_start)
+          move->second.count = 0;
       to_unlock.push_back(it->first);
       unlocking_.emplace_back(it->first, entry.page_end);
       locked_bytes_ -= entry.page_end - it->first;

@@ -141,6 +141,8 @@ class HostLockCache {
   void lock_range(std::unique_lock<std::mutex> &lock, std::uintptr_t asked_start,
                   std::uintptr_t asked_end);
   bool covers_locked(std::uintptr_t start, std::uintptr_t end) const;
+  void settle_moves(std::uintptr_t start, std::uintptr_t end);
+  bool within_reserved(std::uintptr_t start, std::uintptr_t end) const;
   void widen_bounds(std::uintptr_t start, std::uintptr_t end);
 
   Locker &locker_;

@@ -3,6 +3,7 @@
 #include <nanort/dc/directory.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -31,8 +32,13 @@ void HostRegistration::add(void *address, std::size_t bytes,
       done.push_back(accelerator);
     }
   } catch (...) {
-    for (Accelerator *accelerator : done) accelerator->unregister_host(address);
     if (auto_) auto_->release(start, start + bytes);
+    for (Accelerator *accelerator : done) {
+      try {
+        accelerator->unregister_host(address);
+      } catch (const std::exception &) {  // (the first error is the one to report)
+      }
+    }
     throw;
   }
   host_locked_.emplace(start, start + bytes);
@@ -142,10 +148,19 @@ void HostRegistration::remove(void *address, dc::Directory *directory,
   if (directory)
     directory->flush(dc::Region::contiguous(reinterpret_cast<const void *>(found->first),
                                             found->second - found->first));
-  for (Accelerator *accelerator : one_per_lock_scope(accelerators))
-    accelerator->unregister_host(address);
+  // Every scope unlocks, and the range is the program's no more, whatever fails; the first
+  // failure is reported.
+  std::exception_ptr failure;
+  for (Accelerator *accelerator : one_per_lock_scope(accelerators)) {
+    try {
+      accelerator->unregister_host(address);
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
   if (auto_) auto_->release(found->first, found->second);
   host_locked_.erase(found);
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace nanort::rt

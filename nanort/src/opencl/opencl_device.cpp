@@ -312,33 +312,69 @@ class Context {
   // memory), and the buffer, never given to a kernel, takes no device memory. Other platforms
   // may copy the memory into such a buffer instead: their copies go through staging.
   bool locks_host() const { return locks_host_; }
+  // (The buffer is made and released outside host_mutex_: pinning takes long, and copying
+  // threads ask host_locked(). Map nodes are made and freed outside it too: a free may wait
+  // in the runtime's memory hooks for the thread that locks, which may be waiting here.)
   void lock_host(void *address, std::size_t bytes) {
     const auto start = reinterpret_cast<std::uintptr_t>(address);
-    std::lock_guard<std::mutex> guard(host_mutex_);
-    auto next = host_locked_.lower_bound(start);
-    if (next != host_locked_.end() && next->first == start && next->second.end == start + bytes) {
-      ++next->second.holders;  // another device of this context, or the same range again
-      return;
+    Holding found;
+    {
+      std::lock_guard<std::mutex> guard(host_mutex_);
+      found = add_holder(start, bytes);
     }
-    if ((next != host_locked_.end() && next->first < start + bytes) ||
-        (next != host_locked_.begin() && std::prev(next)->second.end > start))
-      throw std::invalid_argument("page-locking " + std::to_string(bytes) +
-                                  " bytes of host memory for OpenCL: they overlap memory locked "
-                                  "already");
+    if (found == Holding::added) return;  // another device of this context
+    if (found == Holding::overlaps) throw_overlap(bytes);
     cl_int status = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes,
                                    address, &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-    host_locked_.emplace(start, HostLocked{start + bytes, buffer, 1});
+    std::map<std::uintptr_t, HostLocked> node;
+    try {
+      node.emplace(start, HostLocked{start + bytes, buffer, 1});
+    } catch (...) {
+      clReleaseMemObject(buffer);
+      throw;
+    }
+    {
+      std::lock_guard<std::mutex> guard(host_mutex_);
+      found = add_holder(start, bytes);  // (another thread may have made it meanwhile)
+      if (found == Holding::absent) host_locked_.insert(node.extract(node.begin()));
+    }
+    if (found == Holding::absent) return;
+    clReleaseMemObject(buffer);
+    if (found == Holding::overlaps) throw_overlap(bytes);
   }
   void unlock_host(void *address) {
-    std::lock_guard<std::mutex> guard(host_mutex_);
-    auto it = host_locked_.find(reinterpret_cast<std::uintptr_t>(address));
-    if (it == host_locked_.end())
+    std::map<std::uintptr_t, HostLocked> gone;
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> guard(host_mutex_);
+      auto it = host_locked_.find(reinterpret_cast<std::uintptr_t>(address));
+      known = it != host_locked_.end();
+      if (known && --it->second.holders == 0) gone.insert(host_locked_.extract(it));
+    }
+    if (!known)
       throw std::invalid_argument("unlocking host memory for OpenCL: not an address locked");
-    if (--it->second.holders > 0) return;
-    clReleaseMemObject(it->second.buffer);
-    host_locked_.erase(it);
+    if (!gone.empty()) clReleaseMemObject(gone.begin()->second.buffer);
+  }
+  // (Under host_mutex_, allocating nothing.) 'added': [start, start + bytes) is locked here
+  // already, one more holder; 'overlaps': it overlaps another range; 'absent': neither.
+  enum class Holding { added, overlaps, absent };
+  Holding add_holder(std::uintptr_t start, std::size_t bytes) {
+    auto next = host_locked_.lower_bound(start);
+    if (next != host_locked_.end() && next->first == start && next->second.end == start + bytes) {
+      ++next->second.holders;
+      return Holding::added;
+    }
+    if ((next != host_locked_.end() && next->first < start + bytes) ||
+        (next != host_locked_.begin() && std::prev(next)->second.end > start))
+      return Holding::overlaps;
+    return Holding::absent;
+  }
+  [[noreturn]] static void throw_overlap(std::size_t bytes) {
+    throw std::invalid_argument("page-locking " + std::to_string(bytes) +
+                                " bytes of host memory for OpenCL: they overlap memory locked "
+                                "already");
   }
   // Whether [address, address + bytes) lies in one range locked here.
   bool host_locked(const void *address, std::size_t bytes) {
@@ -437,12 +473,11 @@ class OpenClMemory final : public dc::MemorySpace {
     const std::vector<cl_event> waits = wait_list(after, context_->handle());
     cl_event event = nullptr;
     // (In order on the queue: the last piece's event ends the copy.)
-    for_each_piece(source, bytes, [&](std::size_t at, std::size_t n) {
-      if (event) clReleaseEvent(event);
-      NANORT_CL_CHECK(clEnqueueWriteBuffer(to_device_, as_mem(target), CL_FALSE, offset + at, n,
-                                           static_cast<const char *>(source) + at, count(waits),
-                                           data(waits), &event));
-    });
+    in_pieces(source, bytes, event, [&](std::size_t at, std::size_t n, cl_event *made) {
+      return clEnqueueWriteBuffer(to_device_, as_mem(target), CL_FALSE, offset + at, n,
+                                  static_cast<const char *>(source) + at, count(waits),
+                                  data(waits), made);
+    }, "clEnqueueWriteBuffer");
     clFlush(to_device_);
     return finished(event, "copy to " + name_);
   }
@@ -451,12 +486,11 @@ class OpenClMemory final : public dc::MemorySpace {
                          std::size_t bytes, dc::Dependencies after) override {
     const std::vector<cl_event> waits = wait_list(after, context_->handle());
     cl_event event = nullptr;
-    for_each_piece(target, bytes, [&](std::size_t at, std::size_t n) {
-      if (event) clReleaseEvent(event);
-      NANORT_CL_CHECK(clEnqueueReadBuffer(to_host_, as_mem(source), CL_FALSE, offset + at, n,
-                                          static_cast<char *>(target) + at, count(waits),
-                                          data(waits), &event));
-    });
+    in_pieces(target, bytes, event, [&](std::size_t at, std::size_t n, cl_event *made) {
+      return clEnqueueReadBuffer(to_host_, as_mem(source), CL_FALSE, offset + at, n,
+                                 static_cast<char *>(target) + at, count(waits), data(waits),
+                                 made);
+    }, "clEnqueueReadBuffer");
     clFlush(to_host_);
     return finished(event, "copy from " + name_);
   }
@@ -477,6 +511,27 @@ class OpenClMemory final : public dc::MemorySpace {
       locks->moved(address, bytes);  // (counted towards being locked)
   }
   void use_host_locks(HostLockCache *locks) { host_locks_.store(locks, std::memory_order_release); }
+  // Enqueues the copy in pieces (for_each_piece) with enqueue(at, n, &event); 'last' is the
+  // last piece's event (in order on the queue: it ends the copy). If a piece fails, those
+  // enqueued before it end before the error goes on: none writes memory after it is reported.
+  template <class Enqueue>
+  void in_pieces(const void *host, std::size_t bytes, cl_event &last, Enqueue &&enqueue,
+                 const char *call) {
+    for_each_piece(host, bytes, [&](std::size_t at, std::size_t n) {
+      cl_event made = nullptr;
+      const cl_int status = enqueue(at, n, &made);
+      if (status != CL_SUCCESS) {
+        if (last) {
+          clWaitForEvents(1, &last);
+          clReleaseEvent(last);
+          last = nullptr;
+        }
+        throw_error(status, call, __FILE__, __LINE__);
+      }
+      if (last) clReleaseEvent(last);
+      last = made;
+    });
+  }
   // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
   // the runtime locked, or in none (each is a buffer of its own).
   template <class Copy>
