@@ -6,16 +6,17 @@
 #              [ANNOTATED_CUDA <file.c>]    pragmas, CUDA kernels (needs the plugin)
 #              [ANNOTATED_OPENCL <file.c>]  pragmas, OpenCL kernels (needs the plugin)
 #              [ANNOTATED_MIXED <file.c>]   pragmas, both kinds of kernels (needs the plugin)
+#              [STARPU_OPENCL <file.c>]     the peer: StarPU with OpenCL codelets (libstarpu-dev)
 #              [TEST_ARGS <arg>...])        the small sizes that ctest runs (PoCL in CI)
 #
 # Builds each version this machine can build as <app>_<version> (native_cuda, native_opencl,
-# annotated_cuda, annotated_opencl, annotated_mixed) and registers its test apps.<app>.<version>
+# annotated_cuda, annotated_opencl, annotated_mixed, starpu_opencl) and registers its test apps.<app>.<version>
 # (labels apps and cuda or opencl; exit 77 is a skip: no device of the kind). CUDA versions
 # need nvcc and are left out of sanitizer builds (nvcc does not take the sanitizer flags); the
 # annotated versions need the pragma plugin. Every version includes apps/common/app.h.
 function(app_versions app)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
-    "CUDA_KERNELS;OPENCL_KERNELS;NATIVE_CUDA;NATIVE_OPENCL;ANNOTATED_CUDA;ANNOTATED_OPENCL;ANNOTATED_MIXED;TEST_ARGS")
+    "CUDA_KERNELS;OPENCL_KERNELS;NATIVE_CUDA;NATIVE_OPENCL;ANNOTATED_CUDA;ANNOTATED_OPENCL;ANNOTATED_MIXED;STARPU_OPENCL;TEST_ARGS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "app_versions(${app}): unexpected arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -23,7 +24,7 @@ function(app_versions app)
   set(made "")
 
   foreach(f IN LISTS arg_CUDA_KERNELS arg_OPENCL_KERNELS arg_NATIVE_CUDA arg_NATIVE_OPENCL
-                 arg_ANNOTATED_CUDA arg_ANNOTATED_OPENCL arg_ANNOTATED_MIXED)
+                 arg_ANNOTATED_CUDA arg_ANNOTATED_OPENCL arg_ANNOTATED_MIXED arg_STARPU_OPENCL)
     get_filename_component(path "${f}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT EXISTS "${path}")
       message(FATAL_ERROR "app_versions(${app}): ${f} does not exist")
@@ -39,20 +40,33 @@ function(app_versions app)
     target_link_libraries(${t} PRIVATE CUDA::cudart_static)
     list(APPEND made native_cuda)
   endif()
+  # Versions that build their kernels from the .cl file at run time: OpenCL programs do.
+  set(runtime_cl "")
   if(arg_NATIVE_OPENCL)
     set(t ${app}_native_opencl)
     add_executable(${t} ${arg_NATIVE_OPENCL})
+    target_link_libraries(${t} PRIVATE OpenCL::OpenCL m nanort_build_options)
+    list(APPEND runtime_cl ${t})
+    list(APPEND made native_opencl)
+  endif()
+  if(arg_STARPU_OPENCL AND NANORT_APPS_STARPU)
+    set(t ${app}_starpu_opencl)
+    add_executable(${t} ${arg_STARPU_OPENCL})
+    target_link_libraries(${t} PRIVATE PkgConfig::nanort_apps_starpu OpenCL::OpenCL m
+                                       nanort_build_options)
+    list(APPEND runtime_cl ${t})
+    list(APPEND made starpu_opencl)
+  endif()
+  foreach(t IN LISTS runtime_cl)
     target_include_directories(${t} PRIVATE "${common}")
     target_compile_definitions(${t} PRIVATE CL_TARGET_OPENCL_VERSION=120)
-    target_link_libraries(${t} PRIVATE OpenCL::OpenCL m nanort_build_options)
     # The kernels next to the executable, where the program reads them at run time.
     get_filename_component(cl "${arg_OPENCL_KERNELS}" ABSOLUTE)
     get_filename_component(cl_name "${cl}" NAME)
     add_custom_command(TARGET ${t} POST_BUILD
       COMMAND ${CMAKE_COMMAND} -E copy_if_different "${cl}" "$<TARGET_FILE_DIR:${t}>/${cl_name}"
       VERBATIM)
-    list(APPEND made native_opencl)
-  endif()
+  endforeach()
   if(NANORT_BUILD_PLUGIN)
     foreach(kind CUDA OPENCL MIXED)
       if(NOT arg_ANNOTATED_${kind})
@@ -93,6 +107,12 @@ function(app_versions app)
     # Two CPU workers and a program cache of the test's own (nothing is written to $HOME).
     set_tests_properties(${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 300
       ENVIRONMENT "NANORT_CPU_WORKERS=2;NANORT_OPENCL_CACHE=${CMAKE_CURRENT_BINARY_DIR}/opencl-program-cache;NANORT_PERF_MODEL=off")
+    if(version STREQUAL "starpu_opencl")
+      # PoCL's CPU device counts (StarPU takes GPUs alone otherwise); StarPU's performance
+      # models in the build tree, not in $HOME.
+      set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+        "STARPU_OPENCL_ON_CPUS=1;STARPU_SILENT=1;STARPU_HOME=${CMAKE_CURRENT_BINARY_DIR}/starpu-home")
+    endif()
     if(COMMAND nanort_test_environment)
       nanort_test_environment(${name})
     endif()

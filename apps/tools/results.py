@@ -17,7 +17,8 @@ import re
 import sys
 
 APPS = ["saxpy", "matmul", "nbody", "julia", "krist"]
-VERSIONS = ["native_cuda", "annotated_cuda", "native_opencl", "annotated_opencl", "annotated_mixed"]
+VERSIONS = ["native_cuda", "annotated_cuda", "native_opencl", "annotated_opencl", "annotated_mixed",
+            "starpu_opencl"]
 NATIVE_OF = {"annotated_cuda": "native_cuda", "annotated_opencl": "native_opencl",
              "annotated_mixed": "native_cuda"}
 BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
@@ -66,6 +67,9 @@ def report(run):
         for v, native in NATIVE_OF.items():
             if (app, v, 1) in times and (app, native, 1) in times:
                 ratios.append(f"{v.split('_')[1]} {times[(app, v, 1)] / times[(app, native, 1)]:.3f}")
+        if (app, "annotated_opencl", 1) in times and (app, "starpu_opencl", 1) in times:
+            ratios.append("opencl / starpu "
+                          f"{times[(app, 'annotated_opencl', 1)] / times[(app, 'starpu_opencl', 1)]:.3f}")
         cells = [f"{t:.2f}" if t else "" for t in row]
         text.append(f"| {app} | {run['sizes'].get(app, '')} | " + " | ".join(cells) + " | " +
                     ", ".join(ratios) + " |")

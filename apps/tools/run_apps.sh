@@ -10,11 +10,11 @@
 # counts run are 1, 2, 4, ... up to GPUS, and GPUS itself (or --counts). The paper-like sizes
 # (--paper) unless --small. Every version sees the same GPUs: CUDA_VISIBLE_DEVICES=0..N-1
 # (NVIDIA's OpenCL honours it too); the annotated CUDA versions run with no OpenCL device and
-# the annotated OpenCL ones with no CUDA device, so each uses only its own kind. NBody's
-# paper size has 4 blocks, one per GPU at most: a run whose counts go past 4 GPUs gives it as
-# many blocks as its largest count (rounded up to a power of two) at every count, so that
-# its speedups compare like with like. results.py turns results.txt into the tables and the
-# plot.
+# the annotated OpenCL ones with no CUDA device, so each uses only its own kind; the StarPU
+# versions (the peer) keep their performance models in OUT/starpu-home. NBody's paper size
+# has 4 blocks, one per GPU at most: a run whose counts go past 4 GPUs gives it as many blocks
+# as its largest count (rounded up to a power of two) at every count, so that its speedups
+# compare like with like. results.py turns results.txt into the tables and the plot.
 set -uo pipefail
 if [ $# -lt 3 ]; then
   sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
@@ -60,13 +60,16 @@ for app in $apps; do
   fi
   for count in $counts; do
     visible=$(seq -s, 0 $((count - 1)))
-    for version in native_cuda native_opencl annotated_cuda annotated_opencl annotated_mixed; do
+    for version in native_cuda native_opencl annotated_cuda annotated_opencl annotated_mixed \
+                   starpu_opencl; do
       exe=$build/apps/$app/${app}_$version
       [ -x "$exe" ] || continue
       env=(CUDA_VISIBLE_DEVICES="$visible")
       case $version in
         annotated_cuda) env+=(NANORT_OPENCL_DEVICES=none) ;;
         annotated_opencl) env+=(NANORT_CUDA_DEVICES=none) ;;
+        # StarPU's performance models (dmda) in the run's folder, calibrated by the first runs.
+        starpu_opencl) env+=(STARPU_HOME="$out/starpu-home" STARPU_SILENT=1) ;;
       esac
       log=$out/logs/$app.$version.$count.log
       env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1
