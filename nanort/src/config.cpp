@@ -100,6 +100,10 @@ const std::vector<EnvVar> &environment_table() {
        "with NANORT_HOST_REGISTER=auto: a range at least this large (a size, e.g. 64M) is "
        "locked at its first staged copy rather than its second, so that its locking is done "
        "by the time the program comes back to it"},
+      {"NANORT_HOST_REGISTER_PIECE", "whole",
+       "with NANORT_HOST_REGISTER=auto: ranges are locked in registrations of at most this "
+       "size (e.g. 64M), so that copies other threads start in the meantime wait less for the "
+       "driver (whole: a range in one registration)"},
       {"NANORT_HOST_REGISTER_LIMIT", "50%",
        "host memory page-locked by NANORT_HOST_REGISTER=auto at most: a size (e.g. 8G) or a "
        "percent of the machine's memory; ranges past it stay ordinary"},
@@ -375,13 +379,21 @@ Config read_config(std::vector<std::string> &warnings) {
     else
       throw ConfigError(std::string("NANORT_HOST_REGISTER='") + v + "' is not one of auto, off");
   }
-  if (const char *v = std::getenv("NANORT_HOST_REGISTER_LARGE"); v && *v) {
-    const MemoryLimit large = parse_limit(v, "NANORT_HOST_REGISTER_LARGE");
-    if (!large.bytes)
-      throw ConfigError(std::string("NANORT_HOST_REGISTER_LARGE: '") + v +
-                        "' is not a size (e.g. 4M, 64M, 1G)");
-    config.host_register_large = large.bytes;
-  }
+  // A size in bytes (no percent), for the two below.
+  const auto size_of = [](const char *v, const char *name, const char *examples) {
+    MemoryLimit size;
+    try {
+      size = parse_limit(v, name);
+    } catch (const ConfigError &) {
+    }
+    if (!size.bytes)
+      throw ConfigError(std::string(name) + ": '" + v + "' is not a size (e.g. " + examples + ")");
+    return size.bytes;
+  };
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER_LARGE"); v && *v)
+    config.host_register_large = size_of(v, "NANORT_HOST_REGISTER_LARGE", "4M, 64M, 1G");
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER_PIECE"); v && *v && std::strcmp(v, "whole"))
+    config.host_register_piece = size_of(v, "NANORT_HOST_REGISTER_PIECE", "16M, 64M, or whole");
   if (const char *v = std::getenv("NANORT_HOST_REGISTER_LIMIT"); v && *v)
     config.host_register_limit = parse_limit(v, "NANORT_HOST_REGISTER_LIMIT");
   if (const char *v = std::getenv("NANORT_ENERGY_RATE"); v && *v) {

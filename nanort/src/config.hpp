@@ -63,6 +63,7 @@ struct Config {
   bool auto_host_register = true;      // NANORT_HOST_REGISTER: auto (true) or off
   MemoryLimit host_register_limit{"", 0, 0.5};  // NANORT_HOST_REGISTER_LIMIT
   std::size_t host_register_large = std::size_t(8) << 20;  // NANORT_HOST_REGISTER_LARGE
+  std::size_t host_register_piece = 0;                     // NANORT_HOST_REGISTER_PIECE
   bool early_across = true;            // NANORT_EARLY_LAUNCH: across (true) or device
   double energy_rate = 1.0;            // NANORT_SCHEDULER=energy: joules per millisecond
   // Watts of a busy place for the energy policy (per CPU worker, per OpenCL device, per CUDA

@@ -195,9 +195,11 @@ Runtime::Runtime() {
     const MemoryLimit &limit = config_.host_register_limit;
     const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
                            static_cast<double>(sysconf(_SC_PAGESIZE));
-    host_registration_.start_auto(
-        limit.bytes ? limit.bytes : static_cast<std::size_t>(limit.fraction * machine),
-        config_.host_register_large, accelerators_, warnings);
+    HostLockCache::Options options;
+    options.limit = limit.bytes ? limit.bytes : static_cast<std::size_t>(limit.fraction * machine);
+    options.large_bytes = config_.host_register_large;
+    options.piece_bytes = config_.host_register_piece;
+    host_registration_.start_auto(options, accelerators_, warnings);
   }
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";
   if (config_.stats || energy_policy_) {

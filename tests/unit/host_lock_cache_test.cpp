@@ -134,9 +134,10 @@ class HostLockCacheTest : public ::testing::Test {
 #endif
     }
   }
-  void make(std::size_t limit = std::size_t(1) << 30) {
+  void make(std::size_t limit = std::size_t(1) << 30, std::size_t piece = 0) {
     HostLockCache::Options options;
     options.limit = limit;
+    options.piece_bytes = piece;
     cache = std::make_unique<HostLockCache>(locker, options);
     HostLockCache::set_active(cache.get());
   }
@@ -660,6 +661,31 @@ TEST_F(HostLockCacheTest, ReleasingAReservationWithManyLockedRangesReturns) {
   for (char *mapping : mappings) munmap(mapping, 64 * kPage);
   munmap(memory, 64 * kPage);
   EXPECT_EQ(locker.count(), 0u);
+}
+
+// With a piece size, a range is locked in registrations of at most that size, cut at its
+// multiples; a copy over them is made in pieces, and freeing the range unlocks them all.
+TEST_F(HostLockCacheTest, ARangeIsLockedInPiecesWhenAskedTo) {
+  const std::size_t piece = 32 * kPage;
+  make(std::size_t(1) << 30, piece);
+  char *memory = map_pages(kLargeMapping);
+  char *range = memory + 4 * kPage + 100;  // 101 pages, from inside a piece
+  const std::size_t bytes = 100 * kPage;
+  move_twice(range, bytes);
+  EXPECT_TRUE(cache->covers(range, bytes));
+  const std::size_t pieces = locker.count();
+  EXPECT_GE(pieces, 4u);  // (4 or 5: where the mapping lies against multiples of a piece)
+  for (const auto &[start, end] : locker.locked) {
+    EXPECT_LE(end - start, piece);
+    EXPECT_TRUE(end % piece == 0 || end == reinterpret_cast<std::uintptr_t>(memory) + 105 * kPage);
+  }
+  std::vector<std::uintptr_t> edges;
+  cache->cuts(range, bytes, edges);
+  EXPECT_EQ(edges.size(), pieces - 1);
+  cache->forget(reinterpret_cast<std::uintptr_t>(range), reinterpret_cast<std::uintptr_t>(range) + bytes,
+                HostLockCache::Scope::bytes);
+  EXPECT_EQ(locker.count(), 0u);
+  munmap(memory, kLargeMapping * kPage);
 }
 
 }  // namespace

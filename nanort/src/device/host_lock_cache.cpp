@@ -281,6 +281,19 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
                            std::to_string(options_.limit);
     return;
   }
+  // In pieces of at most options_.piece_bytes (0: whole), cut at multiples of it: a
+  // registration holds the driver, and the copies other threads start wait behind it.
+  if (options_.piece_bytes) {
+    const std::uintptr_t piece = std::max<std::uintptr_t>(page_, options_.piece_bytes / page_ * page_);
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces;
+    for (const auto &[s, e] : gaps)
+      for (std::uintptr_t at = s; at < e;) {
+        const std::uintptr_t next = std::min(e, (at / piece + 1) * piece);
+        pieces.emplace_back(at, next);
+        at = next;
+      }
+    gaps.swap(pieces);
+  }
   // From here until the end a free of any of these bytes marks them forgotten.
   publish_watched();
   for (const auto &[s, e] : gaps) {

@@ -60,6 +60,9 @@ class HostLockCache {
     // A range this large is locked at its first staged copy: the locking (3-20 GB/s
     // for memory in use) is then done by the time the program comes back to it.
     std::size_t large_bytes = std::size_t(8) << 20;
+    // Locked in registrations of at most this many bytes (0: a range at once): copies that
+    // other threads start wait for a registration in progress.
+    std::size_t piece_bytes = 0;
   };
 
   struct Stats {

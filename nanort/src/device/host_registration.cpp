@@ -102,7 +102,7 @@ class AcceleratorLocker final : public HostLockCache::Locker {
 };
 }  // namespace
 
-void HostRegistration::start_auto(std::size_t limit, std::size_t large,
+void HostRegistration::start_auto(const HostLockCache::Options &options,
                                   const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                                   std::vector<std::string> &warnings) {
   std::vector<Accelerator *> lockers = one_per_lock_scope(accelerators);
@@ -114,9 +114,6 @@ void HostRegistration::start_auto(std::size_t limit, std::size_t large,
     return;
   }
   locker_ = std::make_unique<AcceleratorLocker>(std::move(lockers));
-  HostLockCache::Options options;
-  options.limit = limit;
-  options.large_bytes = large;
   auto_ = std::make_unique<HostLockCache>(*locker_, options);
   HostLockCache::set_active(auto_.get());
   // (The devices whose copies it locks for: those sharing a scope with a locker.)

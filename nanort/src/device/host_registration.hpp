@@ -43,8 +43,8 @@ class HostRegistration {
 
   // Starts the automatic locking for the devices that can use it (one_per_lock_scope), if
   // there are any and the memory hooks are in effect ('warnings' says why not when they are
-  // not). 'limit': bytes at most; 'large': ranges of this size lock at their first staged copy.
-  void start_auto(std::size_t limit, std::size_t large,
+  // not), with 'options' (the limit, large ranges, pieces).
+  void start_auto(const HostLockCache::Options &options,
                   const std::vector<std::unique_ptr<Accelerator>> &accelerators,
                   std::vector<std::string> &warnings);
   // Unlocks what it locked; before the devices close, with no copy in flight.
