@@ -93,6 +93,22 @@ class HostLockCache {
   // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
   // memory), even where they touch, so a copy is made in pieces cut there.
   void cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
+  // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
+  // 'locks' locked, or in none (cut at cuts()); one piece when 'locks' is null.
+  template <class Copy>
+  static void for_each_piece(HostLockCache *locks, const void *host, std::size_t bytes,
+                             Copy &&copy) {
+    if (!locks) return copy(std::size_t(0), bytes);
+    thread_local std::vector<std::uintptr_t> edges;
+    locks->cuts(host, bytes, edges);
+    const auto start = reinterpret_cast<std::uintptr_t>(host);
+    std::size_t at = 0;
+    for (std::uintptr_t edge : edges) {
+      copy(at, edge - start - at);
+      at = edge - start;
+    }
+    copy(at, bytes - at);
+  }
   // The directory copies these bytes through staging (they are not locked): counted, and
   // locked by the helper thread once they moved often enough (each staged copy counts once).
   void moved(const void *address, std::size_t bytes);

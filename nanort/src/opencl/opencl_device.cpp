@@ -3,6 +3,7 @@
 #include <nanort/dc/human_size.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -532,21 +533,10 @@ class OpenClMemory final : public dc::MemorySpace {
       last = made;
     });
   }
-  // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
-  // the runtime locked, or in none (each is a buffer of its own).
   template <class Copy>
   void for_each_piece(const void *host, std::size_t bytes, Copy &&copy) {
-    HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
-    if (!locks) return copy(0, bytes);
-    thread_local std::vector<std::uintptr_t> edges;
-    locks->cuts(host, bytes, edges);
-    const auto start = reinterpret_cast<std::uintptr_t>(host);
-    std::size_t at = 0;
-    for (std::uintptr_t edge : edges) {
-      copy(at, edge - start - at);
-      at = edge - start;
-    }
-    copy(at, bytes - at);
+    HostLockCache::for_each_piece(host_locks_.load(std::memory_order_acquire), host, bytes,
+                                  std::forward<Copy>(copy));
   }
 
   dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
