@@ -80,6 +80,14 @@ class RecordingLocker final : public HostLockCache::Locker {
     EXPECT_EQ(program.erase(start), 1u);
     locked.erase(start);
   }
+  // As the driver takes an asynchronous copy: its host bytes lie in one registration, or in
+  // none (CUDA_ERROR_INVALID_VALUE otherwise).
+  bool copy_accepted(std::uintptr_t start, std::size_t bytes) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto &[s, e] : locked)
+      if (s < start + bytes && start < e) return s <= start && start + bytes <= e;
+    return true;
+  }
   // Whether any locked page is in [start, end).
   bool any_locked(const void *start, std::size_t bytes) {
     const auto s0 = reinterpret_cast<std::uintptr_t>(start);
@@ -686,6 +694,62 @@ TEST_F(HostLockCacheTest, ARangeIsLockedInPiecesWhenAskedTo) {
                 HostLockCache::Scope::bytes);
   EXPECT_EQ(locker.count(), 0u);
   munmap(memory, kLargeMapping * kPage);
+}
+
+// A copy of ordinary memory whose first bytes share a page with a range being locked (the
+// small last block of an array, copied without staging): cut where the registration will end,
+// once it is made. Uncut, the piece would start in the registration and end outside it.
+TEST_F(HostLockCacheTest, ACopyWaitsForTheLockingOfItsBytesInProgress) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  std::promise<void> go;
+  hold_helper_locking(array, 64, go);  // block 0 (locker called: its pages locked)
+  const auto tail = reinterpret_cast<std::uintptr_t>(array + block);  // block 1, ordinary
+  const std::size_t bytes = 10 * kPage;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> pieces;
+  auto copy = std::async(std::launch::async, [&] {
+    HostLockCache::for_each_piece(cache.get(), array + block, bytes, [&](std::size_t at, std::size_t n) {
+      EXPECT_TRUE(locker.copy_accepted(tail + at, n)) << "piece at " << at << " of " << n;
+      pieces.emplace_back(at, n);
+    });
+  });
+  EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "the copy did not wait for the locking of its first page";
+  go.set_value();
+  copy.get();
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(tail + pieces[1].first, (tail + kPage - 1) / kPage * kPage);
+  cache->drain();
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+// The helper locks no byte of a copy between its cuts and its enqueues: it waits for it.
+TEST_F(HostLockCacheTest, NoByteOfACopyInProgressIsLocked) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  std::promise<void> entered, leave;
+  auto copy = std::async(std::launch::async, [&] {
+    HostLockCache::for_each_piece(cache.get(), array + block, block, [&](std::size_t, std::size_t) {
+      entered.set_value();
+      leave.get_future().wait();
+    });
+  });
+  entered.get_future().wait();
+  move_twice_queued(array, block);  // block 0: shares a page with the copy's bytes
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(locker.count(), 0u) << "a page of the copy in progress was locked";
+  leave.set_value();
+  copy.get();
+  cache->drain();
+  EXPECT_TRUE(cache->covers(array, block));
+  EXPECT_TRUE(locker.copy_accepted(reinterpret_cast<std::uintptr_t>(array), block));
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
 }
 
 }  // namespace

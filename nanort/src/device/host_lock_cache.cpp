@@ -78,6 +78,7 @@ HostLockCache::~HostLockCache() {
     stopping_ = true;
   }
   wake_helper_.notify_all();
+  copies_done_.notify_all();
   helper_.join();
   Inside here;
   std::map<std::uintptr_t, Entry> entries;
@@ -120,19 +121,49 @@ bool HostLockCache::covers_locked(std::uintptr_t start, std::uintptr_t end) cons
   return false;
 }
 
-void HostLockCache::cuts(const void *address, std::size_t bytes,
+bool HostLockCache::cuts(const void *address, std::size_t bytes,
                          std::vector<std::uintptr_t> &out) {
   out.clear();
   Inside here;
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   const std::uintptr_t end = start + bytes;
   std::lock_guard<std::mutex> guard(mutex_);
-  if (entries_.empty()) return;
+  if (entries_.empty()) return false;
   auto it = entries_.upper_bound(start);
   if (it != entries_.begin()) --it;
   for (; it != entries_.end() && it->first < end; ++it)
     for (std::uintptr_t edge : {it->first, it->second.page_end})
       if (start < edge && edge < end && (out.empty() || out.back() != edge)) out.push_back(edge);
+  return covers_locked(start, end);
+}
+
+bool HostLockCache::begin_copy(const void *host, std::size_t bytes,
+                               std::vector<std::uintptr_t> &edges) {
+  if (cuts(host, bytes, edges) || bytes == 0) return false;  // (locked pages stay locked)
+  Inside here;  // (copying_ may free its old storage under the lock)
+  const auto start = reinterpret_cast<std::uintptr_t>(host);
+  const std::uintptr_t end = start + bytes;
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Waits for a locking of its bytes in progress, then cuts again with its entries known.
+  registered_.wait(lock, [&] { return !(registering_.first < end && start < registering_.second); });
+  copying_.emplace_back(start, end);
+  lock.unlock();
+  cuts(host, bytes, edges);
+  return true;
+}
+
+void HostLockCache::end_copy(const void *host, std::size_t bytes) {
+  Inside here;
+  const auto start = reinterpret_cast<std::uintptr_t>(host);
+  std::lock_guard<std::mutex> guard(mutex_);
+  const auto it = std::find(copying_.begin(), copying_.end(), std::make_pair(start, start + bytes));
+  if (it != copying_.end()) copying_.erase(it);
+  copies_done_.notify_all();
+}
+
+bool HostLockCache::copying(std::uintptr_t start, std::uintptr_t end) const {
+  return std::any_of(copying_.begin(), copying_.end(),
+                     [&](const auto &range) { return range.first < end && start < range.second; });
 }
 
 bool HostLockCache::covers(const void *address, std::size_t bytes) {
@@ -297,10 +328,17 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
   // From here until the end a free of any of these bytes marks them forgotten.
   publish_watched();
   for (const auto &[s, e] : gaps) {
+    // Not while a copy over these bytes is between its cuts and its enqueues (begin_copy):
+    // it would start in the new registration and end outside it. New ones wait for this one.
+    copies_done_.wait(lock, [&] { return !copying(s, e) || locking_forgotten_ || stopping_; });
+    if (locking_forgotten_ || stopping_) return;
+    registering_ = {s, e};
     lock.unlock();
     std::string why;
     const bool locked = locker_.lock(reinterpret_cast<void *>(s), e - s, why);
     lock.lock();
+    registering_ = {0, 0};  // (copies waiting see the entry made below once they have the lock)
+    registered_.notify_all();
     if (!locked) {
       move = moves_.find(asked_start);
       if (move != moves_.end()) move->second.count = kRefused;
@@ -420,7 +458,10 @@ void HostLockCache::give_back(std::uintptr_t start, std::uintptr_t end, Scope sc
                                                             : locking_.first;
     const std::uintptr_t lock_last =
         scope == Scope::pages ? (locking_.second + page_ - 1) / page_ * page_ : locking_.second;
-    if (lock_first < last && first < lock_last) locking_forgotten_ = true;
+    if (lock_first < last && first < lock_last) {
+      locking_forgotten_ = true;
+      copies_done_.notify_all();  // (the helper may wait for copies to lock them)
+    }
     auto it = entries_.upper_bound(first);
     if (it != entries_.begin()) --it;
     while (it != entries_.end() && it->first < last) {

@@ -91,16 +91,27 @@ class HostLockCache {
   Coverage coverage(const void *address, std::size_t bytes);
   // The edges of locked ranges strictly inside [address, address + bytes), in order: the
   // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
-  // memory), even where they touch, so a copy is made in pieces cut there.
-  void cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
+  // memory), even where they touch, so a copy is made in pieces cut there. True if every byte
+  // is locked.
+  bool cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
   // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
-  // 'locks' locked, or in none (cut at cuts()); one piece when 'locks' is null.
+  // 'locks' locked, or in none (cut at cuts()); one piece when 'locks' is null. Where some of
+  // it is ordinary memory, the helper locks none of its bytes until the pieces are enqueued
+  // (and they wait for a locking of their bytes in progress): a page locked between the cuts
+  // and the copy would leave a piece that starts in a registration and ends outside it.
   template <class Copy>
   static void for_each_piece(HostLockCache *locks, const void *host, std::size_t bytes,
                              Copy &&copy) {
     if (!locks) return copy(std::size_t(0), bytes);
     thread_local std::vector<std::uintptr_t> edges;
-    locks->cuts(host, bytes, edges);
+    struct Copying {  // (ends the copy also when 'copy' throws)
+      HostLockCache *locks;
+      const void *host;
+      std::size_t bytes;
+      ~Copying() {
+        if (locks) locks->end_copy(host, bytes);
+      }
+    } copying{locks->begin_copy(host, bytes, edges) ? locks : nullptr, host, bytes};
     const auto start = reinterpret_cast<std::uintptr_t>(host);
     std::size_t at = 0;
     for (std::uintptr_t edge : edges) {
@@ -160,6 +171,11 @@ class HostLockCache {
   void lock_range(std::unique_lock<std::mutex> &lock, std::uintptr_t asked_start,
                   std::uintptr_t asked_end);
   bool covers_locked(std::uintptr_t start, std::uintptr_t end) const;
+  // A copy over [host, host + bytes) begins: its cuts in 'edges'; true if some of it is
+  // ordinary memory, then counted in copying_ until end_copy().
+  bool begin_copy(const void *host, std::size_t bytes, std::vector<std::uintptr_t> &edges);
+  void end_copy(const void *host, std::size_t bytes);
+  bool copying(std::uintptr_t start, std::uintptr_t end) const;
   void settle_moves(std::uintptr_t start, std::uintptr_t end);
   bool within_reserved(std::uintptr_t start, std::uintptr_t end) const;
   void widen_bounds(std::uintptr_t start, std::uintptr_t end);
@@ -180,6 +196,12 @@ class HostLockCache {
   // locks none of them until they are unlocked.
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> unlocking_;
   std::condition_variable unlocked_;
+  // Copies of partly ordinary memory between their cuts and their last enqueue (the helper
+  // locks none of their bytes meanwhile), and the pages the locker is locking now (such
+  // copies over them wait).
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> copying_;
+  std::pair<std::uintptr_t, std::uintptr_t> registering_{0, 0};
+  std::condition_variable copies_done_, registered_;
   bool busy_ = false;               // the helper works on a range
   bool stopping_ = false;
   std::size_t locked_bytes_ = 0;

@@ -46,10 +46,9 @@ void HostRegistration::add(void *address, std::size_t bytes,
 
 std::vector<Accelerator *> HostRegistration::one_per_lock_scope(
     const std::vector<std::unique_ptr<Accelerator>> &accelerators) {
-  // CUDA's registration and NVIDIA's OpenCL buffers over the same memory do not mix: CUDA
-  // copies from memory locked both ways failed now and then with CUDA_ERROR_INVALID_VALUE on
-  // the GPU machines. With a CUDA GPU, CUDA alone locks, and OpenCL devices copy through
-  // staging.
+  // One kind of lock per page: with a CUDA GPU, CUDA alone locks, and OpenCL devices copy
+  // through staging (a CUDA registration does not speed up NVIDIA's OpenCL copies, and the two
+  // kinds on the same memory were never measured to be right together).
   const bool cuda = std::any_of(accelerators.begin(), accelerators.end(), [](const auto &a) {
     return a->kind() == NANORT_DEVICE_CUDA && a->host_lock_scope();
   });
