@@ -11,10 +11,10 @@
 # (--paper) unless --small. Every version sees the same GPUs: CUDA_VISIBLE_DEVICES=0..N-1
 # (NVIDIA's OpenCL honours it too); the annotated CUDA versions run with no OpenCL device and
 # the annotated OpenCL ones with no CUDA device, so each uses only its own kind; the StarPU
-# versions (the peer) keep their performance models in OUT/starpu-home. NBody's paper size
-# has 4 blocks, one per GPU at most: a run whose counts go past 4 GPUs gives it as many blocks
-# as its largest count (rounded up to a power of two) at every count, so that its speedups
-# compare like with like. results.py turns results.txt into the tables and the plot.
+# versions (the peer) keep their performance models in OUT/starpu-home, calibrated by an untimed
+# run before each timed one. NBody's paper size has 4 blocks, one per GPU at most: a run whose
+# counts go past 4 GPUs gives it as many blocks as its largest count (rounded up to a power of
+# two) at every count, so that its speedups compare like with like. results.py turns results.txt into the tables and the plot.
 set -uo pipefail
 if [ $# -lt 3 ]; then
   sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
@@ -68,8 +68,13 @@ for app in $apps; do
       case $version in
         annotated_cuda) env+=(NANORT_OPENCL_DEVICES=none) ;;
         annotated_opencl) env+=(NANORT_CUDA_DEVICES=none) ;;
-        # StarPU's performance models (dmda) in the run's folder, calibrated by the first runs.
-        starpu_opencl) env+=(STARPU_HOME="$out/starpu-home" STARPU_SILENT=1) ;;
+        # StarPU's performance models (dmda) in the run's folder, calibrated by an untimed run
+        # first, as its users do. Its workers unbound: on a machine whose cores it misreads
+        # it binds both OpenCL workers to one core ("This will strongly degrade performance":
+        # NBody on two H200s 188.7 ms bound, 91.7 unbound).
+        starpu_opencl) env+=(STARPU_HOME="$out/starpu-home" STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1)
+                       env "${env[@]}" timeout 120 "$exe" $app_size --reps=2 \
+                         >"$out/logs/$app.$version.$count.calibration.log" 2>&1 ;;
       esac
       log=$out/logs/$app.$version.$count.log
       env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1
