@@ -140,12 +140,12 @@ void Directory::evict(SpaceId id, Allocation *victim) {
   fragments_.overlapping(victim->start, victim->end,
                          [&](std::uintptr_t start, std::uintptr_t end, FragmentState &fragment) {
                            if (!(fragment.valid & bit(id))) return;
-                           const Transition t =
-                               coherence_transition(fragment.valid, CoherenceEvent::Evict, id, 0);
+                           // (Copies arriving here finish before the buffer is reused:
+                           // drop_allocation waits for its users.)
+                           const Transition t = coherence_transition(
+                               coherence_of(fragment), CoherenceEvent::Evict, id, {});
                            if (t.copies) plan(write_backs, id, kHost, start, end, fragment);
-                           fragment.valid = t.valid;
-                           std::erase_if(fragment.pending,
-                                         [id](const auto &p) { return p.first == id; });
+                           take(fragment, t);
                          });
   for (const CompletionPtr &done : issue(write_backs)) done->wait();
   ++space.counters.evictions;

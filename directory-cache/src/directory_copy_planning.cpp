@@ -12,6 +12,24 @@ std::vector<CompletionPtr> Directory::pending_of(const FragmentState &fragment, 
   return pending;
 }
 
+FragmentCoherence Directory::coherence_of(const FragmentState &fragment) {
+  FragmentCoherence state{fragment.valid, 0};
+  for (const auto &[space, completion] : fragment.pending) state.arriving |= bit(space);
+  return state;
+}
+
+void Directory::take(FragmentState &fragment, const Transition &t) {
+  fragment.valid = t.valid;
+  if (t.new_version) ++fragment.version;
+  const SpaceMask keep = t.new_version ? t.arriving & kHostOnly : t.arriving;
+  std::erase_if(fragment.pending, [keep](const auto &p) { return !(keep & bit(p.first)); });
+}
+
+void Directory::wait_arriving(const FragmentState &fragment, SpaceMask spaces) {
+  for (const auto &[space, completion] : fragment.pending)
+    if (spaces & bit(space)) completion->wait();
+}
+
 void Directory::plan(std::vector<PlannedCopy> &copies, SpaceId from, SpaceId to,
                      std::uintptr_t start, std::uintptr_t end, FragmentState &fragment) {
   Allocation *source = from == kHost ? nullptr : &allocation_holding(from, start, end);
@@ -76,13 +94,12 @@ void Directory::record_copy(const PlannedCopy &copy, const CompletionPtr &done, 
   if (copy.to != kHost) {
     for (FragmentState *fragment : copy.fragments) fragment->pending.emplace_back(copy.to, done);
   } else if (host_pending) {
-    // The host's copy counts as valid now; this copy waits for any earlier write-back of
-    // the same bytes, so it alone needs keeping.
+    // Arriving into the host (the transition that planned it made the host valid, or keeps
+    // it so); it waits for any earlier write-back of the same bytes, so it alone needs keeping.
     for (FragmentState *fragment : copy.fragments) {
       std::erase_if(fragment->pending, [](const auto &p) { return p.first == kHost; });
       forget_done_pending(*fragment);
       fragment->pending.emplace_back(kHost, done);
-      fragment->valid |= bit(kHost);
     }
   }
 }

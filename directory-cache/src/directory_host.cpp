@@ -18,14 +18,14 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
       fragments_.overlapping(start, end,
                              [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
                                const Transition t = coherence_transition(
-                                   f.valid, CoherenceEvent::Read, kHost, 0);
+                                   coherence_of(f), CoherenceEvent::Read, kHost, {});
                                if (t.hit) {  // a write-back may still be on its way
-                                 for (const CompletionPtr &c : pending_of(f, kHost)) c->wait();
+                                 wait_arriving(f, t.wait);
                                  return;
                                }
                                hit = false;
                                plan(to_host, t.copy[0].from, kHost, s, e, f);
-                               f.valid = t.valid;
+                               take(f, t);
                              });
     });
     ++(hit ? host.counters.hits : host.counters.misses);
@@ -38,10 +38,9 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
       fragments_.cut(end);
       fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
         // Copies into devices still reading these bytes finish before the task writes them.
-        for (const auto &[space, pending] : f.pending) pending->wait();
-        f.pending.clear();
-        f.valid = kHostOnly;
-        ++f.version;
+        const Transition t = coherence_transition(coherence_of(f), CoherenceEvent::Write, kHost, {});
+        wait_arriving(f, t.wait);
+        take(f, t);
       });
       forget_host_only(start, end);
     });
@@ -70,32 +69,40 @@ void Directory::write_back(std::span<const DataAccess> accesses, SpaceId space) 
   if (ranges.empty()) return;
   std::lock_guard<std::mutex> guard(mutex_);
   std::vector<PlannedCopy> to_host;
+  std::vector<std::pair<FragmentState *, Transition>> started;
   for (const auto &[start, end] : ranges) {
     fragments_.cut(start);
     fragments_.cut(end);
     fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
-      if (f.valid == bit(space)) plan(to_host, space, kHost, s, e, f);  // else home already
+      const Transition t = coherence_transition(coherence_of(f), CoherenceEvent::WriteBack, space,
+                                                EventContext{.host_locked = true});
+      if (!t.copies) return;  // home already
+      plan(to_host, space, kHost, s, e, f);
+      started.emplace_back(&f, t);
     });
     // Issued range by range: joined with the next range, a copy could span memory that is
     // not all page-locked, and go staged (synchronously).
     issue(to_host, true);
+    for (auto &[f, t] : started) take(*f, t);
+    started.clear();
   }
   tracked_.store(fragments_.size(), std::memory_order_release);
 }
 
 void Directory::write_back_and_drop(std::uintptr_t start, std::uintptr_t end) {
   std::vector<PlannedCopy> to_host;
+  std::vector<std::pair<FragmentState *, Transition>> flushed;
   fragments_.overlapping(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
-    const Transition t = coherence_transition(f.valid, CoherenceEvent::Flush, kHost, 0);
+    const Transition t = coherence_transition(coherence_of(f), CoherenceEvent::Flush, kHost, {});
     if (t.copies) plan(to_host, t.copy[0].from, kHost, s, e, f);
+    flushed.emplace_back(&f, t);
   });
   for (const CompletionPtr &done : issue(to_host)) done->wait();
-  fragments_.overlapping(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
+  for (auto &[f, t] : flushed) {
     // Copies into devices read host memory, which the program may change after the flush.
-    for (const auto &[space, pending] : f.pending) pending->wait();
-    f.pending.clear();
-    f.valid = kHostOnly;
-  });
+    wait_arriving(*f, t.wait);
+    take(*f, t);
+  }
   fragments_.erase_overlapping_if(start, end, [](FragmentState &) { return true; });
   // The allocations left holding nothing valid are buffers to recycle from now on: the next
   // tasks on their data may run on other devices, which then take them rather than allocate
@@ -129,7 +136,14 @@ void Directory::forget_host_only(std::uintptr_t start, std::uintptr_t end) {
 }
 
 void Directory::forget_done_pending(FragmentState &fragment) {
-  std::erase_if(fragment.pending, [](const auto &p) { return p.second->poll(); });
+  for (std::size_t i = 0; i < fragment.pending.size();) {
+    const auto &[space, completion] = fragment.pending[i];
+    if (!completion->poll()) {
+      ++i;
+      continue;
+    }
+    take(fragment, coherence_transition(coherence_of(fragment), CoherenceEvent::Landed, space, {}));
+  }
 }
 
 }  // namespace nanort::dc

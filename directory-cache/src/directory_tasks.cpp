@@ -213,16 +213,17 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
     bool hit = true;
     access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
       fragments_.cover(start, end, [&](std::uintptr_t s, std::uintptr_t e, FragmentState &f) {
-        const Transition t = coherence_transition(f.valid, CoherenceEvent::Read, id, space.direct);
-        if (t.hit) {
+        const Transition t = coherence_transition(coherence_of(f), CoherenceEvent::Read, id,
+                                                  EventContext{.direct = space.direct});
+        if (t.hit) {  // the task waits for the copy arriving here, if any
           for (const auto &[space, completion] : f.pending)  // (no vector: the usual case)
-            if (space == id && !completion->poll()) out.ready.push_back(completion);
+            if ((t.wait & bit(space)) && !completion->poll()) out.ready.push_back(completion);
           return;
         }
         hit = false;
         if (t.copies == 2) plan(to_host, t.copy[0].from, kHost, s, e, f);
         plan(to_space, t.copy[t.copies - 1].from, id, s, e, f);
-        f.valid = t.valid;
+        take(f, t);
       });
     });
     ++(hit ? space.counters.hits : space.counters.misses);
@@ -341,12 +342,11 @@ void Directory::record_writes(std::span<const DataAccess> accesses, SpaceId id,
     if (!access.writes) continue;
     access.region.for_each_range([&](std::uintptr_t start, std::uintptr_t end) {
       fragments_.cover(start, end, [&](std::uintptr_t, std::uintptr_t, FragmentState &f) {
-        f.valid = coherence_transition(f.valid, CoherenceEvent::Write, id, 0).valid;
-        ++f.version;
         // The copies into 'id' the writer waited for came before it. Write-backs into the
         // host still in flight stay: a later write-back of the new values must land after them.
-        std::erase_if(f.pending, [](const auto &p) { return p.first != kHost; });
-        if (until) f.pending.emplace_back(id, until);
+        take(f, coherence_transition(coherence_of(f), CoherenceEvent::Write, id,
+                                     EventContext{.launched = until != nullptr}));
+        if (until) f.pending.emplace_back(id, until);  // (arriving: the kernel's results)
       });
     });
   }

@@ -1,8 +1,11 @@
-// Coherence: the MSI transition function of one fragment, pinned down by a table.
+// Coherence: the MSI transition function of one fragment, pinned down by two tables.
 //
 // Three memory spaces: the host (0) and two devices (1, 2). A state is the set of spaces
-// holding a valid copy; each row gives the state, the event, the acting space and the spaces
-// that copy into it directly, and the expected new state, copy steps, hit and new version.
+// holding a valid copy; each row of the first table gives the state, the event, the acting
+// space and the spaces that copy into it directly, and the expected new state, copy steps, hit
+// and new version. The second table adds the transient part: the spaces a copy is still
+// arriving into, what a transition waits for, and the events that start or end a copy in
+// flight (an early write-back, a copy landing).
 #include <nanort/dc/coherence.hpp>
 #include <nanort/dc/invariant.hpp>
 
@@ -154,6 +157,156 @@ const std::vector<Row> kTable = {
   {H | V1,       Event::Flush,     D1, None,    H,              no_copy,                                false, false},
 };
 // clang-format on
+
+// --- The transient states -----------------------------------------------------------------
+struct TransientRow {
+  SpaceMask valid, arriving;
+  Event event;
+  SpaceId space;
+  EventContext context;
+  SpaceMask expect_valid, expect_arriving, expect_wait;
+  std::vector<CopyStep> steps;
+};
+
+constexpr EventContext kNone{};
+constexpr EventContext kLaunched{.launched = true};
+constexpr EventContext kLocked{.host_locked = true};
+constexpr EventContext kDirectFrom1{.direct = V1};
+
+std::string mask_text(SpaceMask mask) {
+  std::string text;
+  for (SpaceId s = 0; s < kCount; ++s)
+    if (mask & bit(s)) text += (text.empty() ? "" : ",") + space_name(s);
+  return "{" + text + "}";
+}
+
+// clang-format off
+const std::vector<TransientRow> kTransientTable = {
+  // valid         arriving  event              space  context       new valid     arriving     wait       copies
+  // A reader waits for the copy (or the kernel's results) arriving where it reads, and a copy
+  // for those arriving into its source; a write-back in flight into the host delays copies
+  // from or into the host only.
+  {V1,           V1,     Event::Read,      D1,    kNone,        V1,           V1,          V1,        {}},
+  {H | V1,       H,      Event::Read,      D1,    kNone,        H | V1,       H,           None,      {}},
+  {H | V1,       H,      Event::Read,      D2,    kNone,        H | V1 | V2,  H | V2,      H,         {step(kHost, D2)}},
+  {V1,           V1,     Event::Read,      D2,    kDirectFrom1, V1 | V2,      V1 | V2,     V1,        {step(D1, D2)}},
+  {V1,           V1,     Event::Read,      D2,    kNone,        H | V1 | V2,  H | V1 | V2, V1,        {step(D1, kHost), step(kHost, D2)}},
+  {V1,           H,      Event::Read,      D2,    kNone,        H | V1 | V2,  H | V2,      H,         {step(D1, kHost), step(kHost, D2)}},
+  // The host's reader waits for its own copy: nothing stays arriving.
+  {H | V1,       H,      Event::Read,      kHost, kNone,        H | V1,       H,           H,         {}},
+  {V1,           V1,     Event::Read,      kHost, kNone,        H | V1,       V1,          V1,        {step(D1, kHost)}},
+  {V1,           H | V1, Event::Read,      kHost, kNone,        H | V1,       H | V1,      H | V1,    {step(D1, kHost)}},
+  // A write at a device keeps the host's write-back arriving (a later one lands after it),
+  // and the writer's results if it was launched; at the host it waits for every copy.
+  {H | V1,       H | V1, Event::Write,     D2,    kLaunched,    V2,           H | V2,      None,      {}},
+  {H | V1,       H | V1, Event::Write,     D2,    kNone,        V2,           H,           None,      {}},
+  {V1 | V2,      V2,     Event::Write,     D1,    kLaunched,    V1,           V1,          None,      {}},
+  {H | V1,       H | V1, Event::Write,     kHost, kNone,        H,            None,        H | V1,    {}},
+  {V2,           None,   Event::ReadWrite, D1,    kLaunched,    V1,           H | V1,      None,      {step(D2, kHost), step(kHost, D1)}},
+  {V1,           V1,     Event::ReadWrite, D1,    kLaunched,    V1,           V1,          V1,        {}},
+  // Evicting waits for what arrives there; its write-back for the host's too.
+  {V1,           V1,     Event::Evict,     D1,    kNone,        H,            None,        V1,        {step(D1, kHost)}},
+  {H | V1,       H | V1, Event::Evict,     D1,    kNone,        H,            H,           V1,        {}},
+  {V1,           H | V1, Event::Evict,     D1,    kNone,        H,            H,           H | V1,    {step(D1, kHost)}},
+  // A flush waits for every copy in flight (copies into devices read host memory).
+  {H | V1 | V2,  V1 | V2, Event::Flush,    kHost, kNone,        H,            None,        V1 | V2,   {}},
+  {V1,           H | V1, Event::Flush,     kHost, kNone,        H,            None,        H | V1,    {step(D1, kHost)}},
+  // An early write-back: only of the only valid copy, only into page-locked host memory;
+  // after the kernel's results and an earlier write-back.
+  {V1,           None,   Event::WriteBack, D1,    kLocked,      H | V1,       H,           None,      {step(D1, kHost)}},
+  {V1,           V1,     Event::WriteBack, D1,    kLocked,      H | V1,       H | V1,      V1,        {step(D1, kHost)}},
+  {V1,           H,      Event::WriteBack, D1,    kLocked,      H | V1,       H,           H,         {step(D1, kHost)}},
+  {V1,           None,   Event::WriteBack, D1,    kNone,        V1,           None,        None,      {}},
+  {H | V1,       None,   Event::WriteBack, D1,    kLocked,      H | V1,       None,        None,      {}},
+  {V1 | V2,      None,   Event::WriteBack, D1,    kLocked,      V1 | V2,      None,        None,      {}},
+  // A copy lands: its space is no longer arriving, nothing else changes (a stale write-back
+  // into the host too).
+  {H | V1,       H | V1, Event::Landed,    kHost, kNone,        H | V1,       V1,          None,      {}},
+  {V1,           V1,     Event::Landed,    D1,    kNone,        V1,           None,        None,      {}},
+  {V1,           H,      Event::Landed,    kHost, kNone,        V1,           None,        None,      {}},
+};
+// clang-format on
+
+TEST(Coherence, TransientTable) {
+  for (const TransientRow &row : kTransientTable) {
+    SCOPED_TRACE("[" + describe_state(row.valid, kCount) + ", arriving " + mask_text(row.arriving) +
+                 "] " + event_name(row.event) + " at " + space_name(row.space));
+    const Transition t = coherence_transition(FragmentCoherence{row.valid, row.arriving}, row.event,
+                                              row.space, row.context);
+    EXPECT_EQ(describe_state(t.valid, kCount), describe_state(row.expect_valid, kCount));
+    EXPECT_EQ(mask_text(t.arriving), mask_text(row.expect_arriving));
+    EXPECT_EQ(mask_text(t.wait), mask_text(row.expect_wait));
+    EXPECT_EQ(steps_text(t), steps_text(row.steps));
+  }
+}
+
+TEST(Coherence, TransientTableCoversEveryEvent) {
+  for (Event event : {Event::Read, Event::Write, Event::ReadWrite, Event::Evict, Event::Flush,
+                      Event::WriteBack, Event::Landed}) {
+    bool with_arriving = false;
+    for (const TransientRow &row : kTransientTable)
+      with_arriving |= row.event == event && row.arriving != 0;
+    EXPECT_TRUE(with_arriving) << event_name(event) << " with a copy in flight";
+  }
+}
+
+// Over every state of three spaces with every set of copies in flight it may have, every
+// event, acting space, direct set and context: what is in flight changes only what waits
+// (the valid set, the copies, hit and version are those of the same state with nothing in
+// flight); a transition waits only for copies in flight; the host alone may be arriving
+// while stale; a flush and a write at the host leave nothing in flight; the copies of a
+// device's read and of a write-back arrive; a landed copy clears its space alone.
+TEST(Coherence, TransientInvariantsHoldForEveryTransition) {
+  const SpaceMask all = (SpaceMask(1) << kCount) - 1;
+  for (SpaceMask valid = 1; valid <= all; ++valid)
+    for (SpaceMask arriving = 0; arriving <= all; ++arriving) {
+      if (arriving & ~(valid | H)) continue;
+      for (Event event : {Event::Read, Event::Write, Event::ReadWrite, Event::Evict, Event::Flush,
+                          Event::WriteBack, Event::Landed})
+        for (SpaceId space = 0; space < kCount; ++space)
+          for (SpaceMask direct : {None, V1, V2})
+            for (bool launched : {false, true})
+              for (bool locked : {false, true}) {
+                if (event == Event::Evict && space == kHost) continue;
+                if (direct & bit(space)) continue;
+                SCOPED_TRACE("[" + describe_state(valid, kCount) + ", arriving " +
+                             mask_text(arriving) + "] " + event_name(event) + " at " +
+                             space_name(space) + " direct " + mask_text(direct) +
+                             (launched ? " launched" : "") + (locked ? " locked" : ""));
+                const EventContext context{direct, launched, locked};
+                const Transition t =
+                    coherence_transition(FragmentCoherence{valid, arriving}, event, space, context);
+                const Transition settled =
+                    coherence_transition(FragmentCoherence{valid, 0}, event, space, context);
+                EXPECT_EQ(t.valid, settled.valid);
+                EXPECT_EQ(steps_text(t), steps_text(settled));
+                EXPECT_EQ(t.hit, settled.hit);
+                EXPECT_EQ(t.new_version, settled.new_version);
+                EXPECT_EQ(t.wait & ~arriving, 0u) << "waits for a copy not in flight";
+                EXPECT_EQ(t.arriving & ~(t.valid | H), 0u) << "a stale device arriving";
+                if (event == Event::Flush || (event == Event::Write && space == kHost)) {
+                  EXPECT_EQ(t.arriving, 0u);
+                  EXPECT_EQ(t.wait, arriving);
+                }
+                if ((event == Event::Read && space != kHost) || event == Event::WriteBack) {
+                  for (int i = 0; i < t.copies; ++i)
+                    EXPECT_TRUE(t.arriving & bit(t.copy[i].to))
+                        << "a copy into " << space_name(t.copy[i].to) << " not arriving";
+                }
+                if (event == Event::Landed) {
+                  EXPECT_EQ(t.arriving, arriving & ~bit(space));
+                  EXPECT_EQ(t.valid, valid);
+                  EXPECT_EQ(t.wait, 0u);
+                }
+              }
+    }
+}
+
+TEST(Coherence, ACopyInFlightIntoAStaleDeviceIsAnInternalError) {
+  EXPECT_THROW(coherence_transition(FragmentCoherence{V1, V2}, Event::Read, D1, kNone),
+               nanort::InternalError);
+  EXPECT_NO_THROW(coherence_transition(FragmentCoherence{V1, H}, Event::Read, D1, kNone));
+}
 
 TEST(Coherence, TransitionTable) {
   for (const Row &row : kTable) {
@@ -315,6 +468,8 @@ TEST(Coherence, EventNames) {
   EXPECT_STREQ(event_name(Event::ReadWrite), "read-write");
   EXPECT_STREQ(event_name(Event::Evict), "evict");
   EXPECT_STREQ(event_name(Event::Flush), "flush");
+  EXPECT_STREQ(event_name(Event::WriteBack), "write-back");
+  EXPECT_STREQ(event_name(Event::Landed), "landed");
 }
 
 }  // namespace

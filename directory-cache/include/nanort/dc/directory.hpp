@@ -182,10 +182,13 @@ class Directory {
   FragmentInfo fragment_at(const void *address) const;
 
  private:
+  // Every change of it goes through coherence_transition (take()); the copies a transition
+  // plans are recorded as arriving once issued (record_copy).
   struct FragmentState {
     SpaceMask valid = kHostOnly;
     std::uint64_t version = 0;
-    // Copies into a space still in flight (the space's copy is valid once they are done).
+    // Copies into a space still in flight (the space's copy is valid once they are done): the
+    // spaces arriving. At most one per space.
     std::vector<std::pair<SpaceId, CompletionPtr>> pending;
   };
   struct Space {
@@ -252,6 +255,13 @@ class Directory {
   std::size_t staging_chunk_for(std::size_t bytes) const;  // bytes per chunk of one copy
   static std::vector<CompletionPtr> pending_of(const FragmentState &fragment, SpaceId space);
   static void forget_done_pending(FragmentState &fragment);
+  // The fragment as the coherence function sees it, and the transition's new state taken:
+  // its valid set and version; its copies in flight into spaces no longer arriving dropped
+  // (after a write, those into the writer too: it read them; a launched writer's own
+  // completion is recorded by the caller). The caller has dealt with t.wait.
+  static FragmentCoherence coherence_of(const FragmentState &fragment);
+  static void take(FragmentState &fragment, const Transition &t);
+  static void wait_arriving(const FragmentState &fragment, SpaceMask spaces);
   void write_back_and_drop(std::uintptr_t start, std::uintptr_t end);
   void forget_host_only(std::uintptr_t start, std::uintptr_t end);
 
