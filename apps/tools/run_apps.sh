@@ -74,7 +74,8 @@ for app in $apps; do
         # NBody on two H200s 188.7 ms bound, 91.7 unbound).
         starpu_opencl) env+=(STARPU_HOME="$out/starpu-home" STARPU_SILENT=1 STARPU_WORKERS_NOBIND=1)
                        env "${env[@]}" timeout 120 "$exe" $app_size --reps=2 \
-                         >"$out/logs/$app.$version.$count.calibration.log" 2>&1 ;;
+                         >"$out/logs/$app.$version.$count.calibration.log" 2>&1 ||
+                         echo "# calibration run failed (exit $?): $app $version on $count GPU(s)" >>"$results" ;;
       esac
       log=$out/logs/$app.$version.$count.log
       env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1

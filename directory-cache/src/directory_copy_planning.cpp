@@ -1,6 +1,8 @@
 // Copies planned from the fragments' valid sets, issued and recorded (directory.cpp).
 #include "directory_internals.hpp"
 
+#include <nanort/dc/invariant.hpp>
+
 #include <algorithm>
 
 namespace nanort::dc {
@@ -14,7 +16,10 @@ std::vector<CompletionPtr> Directory::pending_of(const FragmentState &fragment, 
 
 FragmentCoherence Directory::coherence_of(const FragmentState &fragment) {
   FragmentCoherence state{fragment.valid, 0};
-  for (const auto &[space, completion] : fragment.pending) state.arriving |= bit(space);
+  for (const auto &[space, completion] : fragment.pending) {
+    NANORT_INVARIANT(!(state.arriving & bit(space)), "directory: two copies in flight into one space");
+    state.arriving |= bit(space);
+  }
   return state;
 }
 

@@ -20,7 +20,8 @@ void Directory::acquire_host(std::span<const DataAccess> accesses) {
                                const Transition t = coherence_transition(
                                    coherence_of(f), CoherenceEvent::Read, kHost, {});
                                if (t.hit) {  // a write-back may still be on its way
-                                 wait_arriving(f, t.wait);
+                                 if (t.wait & kHostOnly)  // (a failed one: reported to its own)
+                                   for (const CompletionPtr &c : pending_of(f, kHost)) c->wait();
                                  return;
                                }
                                hit = false;

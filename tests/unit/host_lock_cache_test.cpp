@@ -741,8 +741,13 @@ TEST_F(HostLockCacheTest, NoByteOfACopyInProgressIsLocked) {
   });
   entered.get_future().wait();
   move_twice_queued(array, block);  // block 0: shares a page with the copy's bytes
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The helper either waits for the copy (counted) or locks: whichever comes first.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cache->stats().copy_waits == 0 && locker.count() == 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(locker.count(), 0u) << "a page of the copy in progress was locked";
+  EXPECT_EQ(cache->stats().copy_waits, 1u);
   leave.set_value();
   copy.get();
   cache->drain();
@@ -750,6 +755,64 @@ TEST_F(HostLockCacheTest, NoByteOfACopyInProgressIsLocked) {
   EXPECT_TRUE(locker.copy_accepted(reinterpret_cast<std::uintptr_t>(array), block));
   munmap(memory, kLargeMapping * kPage);
   EXPECT_EQ(locker.count(), 0u);
+}
+
+// A locking undone because the program gave the memory back meanwhile: until the pages are
+// unlocked again, a copy over them waits as for a locking in progress (they are locked in
+// the driver, and in no entry).
+TEST_F(HostLockCacheTest, ACopyWaitsForALockingBeingUndone) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  std::promise<void> go, unlock_go;
+  hold_helper_locking(array, 64, go);  // block 0, in the locker
+  std::future<void> unlocking = locker.hold_unlock(unlock_go.get_future().share());
+  auto freed = std::async(std::launch::async, [&] {  // a byte of block 0 given back
+    cache->forget(reinterpret_cast<std::uintptr_t>(array + 100),
+                  reinterpret_cast<std::uintptr_t>(array + 101), HostLockCache::Scope::bytes);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cache->stats().waits == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(cache->stats().waits, 1u) << "the free did not wait for the locking in progress";
+  go.set_value();
+  unlocking.wait();  // the helper undoes its locking: the pages are still locked
+  const auto tail = reinterpret_cast<std::uintptr_t>(array + block);
+  const std::size_t bytes = 10 * kPage;
+  auto copy = std::async(std::launch::async, [&] {
+    HostLockCache::for_each_piece(cache.get(), array + block, bytes, [&](std::size_t at, std::size_t n) {
+      EXPECT_TRUE(locker.copy_accepted(tail + at, n)) << "piece at " << at << " of " << n;
+    });
+  });
+  EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "the copy did not wait for the pages being unlocked";
+  unlock_go.set_value();
+  copy.get();
+  freed.get();
+  cache->drain();
+  EXPECT_EQ(locker.count(), 0u);
+  munmap(memory, kLargeMapping * kPage);
+}
+
+// A copy across the edge of memory the program locked itself is cut there too.
+TEST_F(HostLockCacheTest, ACopyIsCutAtTheProgramsOwnRegistrations) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *mine = memory + 8 * kPage + 40;
+  const std::size_t bytes = 16 * kPage;
+  cache->reserve(reinterpret_cast<std::uintptr_t>(mine), reinterpret_cast<std::uintptr_t>(mine) + bytes);
+  ASSERT_TRUE(locker.program_lock(mine, bytes));
+  std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  HostLockCache::for_each_piece(cache.get(), memory, 32 * kPage, [&](std::size_t at, std::size_t n) {
+    EXPECT_TRUE(locker.copy_accepted(reinterpret_cast<std::uintptr_t>(memory) + at, n))
+        << "piece at " << at << " of " << n;
+    pieces.emplace_back(at, n);
+  });
+  EXPECT_EQ(pieces.size(), 3u);
+  locker.program_unlock(mine);
+  cache->release(reinterpret_cast<std::uintptr_t>(mine), reinterpret_cast<std::uintptr_t>(mine) + bytes);
+  munmap(memory, kLargeMapping * kPage);
 }
 
 }  // namespace

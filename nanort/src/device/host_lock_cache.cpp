@@ -128,13 +128,21 @@ bool HostLockCache::cuts(const void *address, std::size_t bytes,
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   const std::uintptr_t end = start + bytes;
   std::lock_guard<std::mutex> guard(mutex_);
-  if (entries_.empty()) return false;
+  if (entries_.empty() && reserved_.empty()) return false;
   auto it = entries_.upper_bound(start);
   if (it != entries_.begin()) --it;
   for (; it != entries_.end() && it->first < end; ++it)
     for (std::uintptr_t edge : {it->first, it->second.page_end})
-      if (start < edge && edge < end && (out.empty() || out.back() != edge)) out.push_back(edge);
-  return covers_locked(start, end);
+      if (start < edge && edge < end) out.push_back(edge);
+  // And at the edges of the program's own registrations (nanort_host_register).
+  auto mine = reserved_.upper_bound(start);  // (never overlapping: the driver refuses that)
+  if (mine != reserved_.begin()) --mine;
+  for (; mine != reserved_.end() && mine->first < end; ++mine)
+    for (std::uintptr_t edge : {mine->first, mine->second})
+      if (start < edge && edge < end) out.push_back(edge);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return !entries_.empty() && covers_locked(start, end);
 }
 
 bool HostLockCache::begin_copy(const void *host, std::size_t bytes,
@@ -148,7 +156,12 @@ bool HostLockCache::begin_copy(const void *host, std::size_t bytes,
   registered_.wait(lock, [&] { return !(registering_.first < end && start < registering_.second); });
   copying_.emplace_back(start, end);
   lock.unlock();
-  cuts(host, bytes, edges);
+  try {
+    cuts(host, bytes, edges);
+  } catch (...) {
+    end_copy(host, bytes);
+    throw;
+  }
   return true;
 }
 
@@ -330,16 +343,23 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
   for (const auto &[s, e] : gaps) {
     // Not while a copy over these bytes is between its cuts and its enqueues (begin_copy):
     // it would start in the new registration and end outside it. New ones wait for this one.
-    copies_done_.wait(lock, [&] { return !copying(s, e) || locking_forgotten_ || stopping_; });
+    if (copying(s, e)) {
+      ++counts_.copy_waits;
+      copies_done_.wait(lock, [&] { return !copying(s, e) || locking_forgotten_ || stopping_; });
+    }
     if (locking_forgotten_ || stopping_) return;
     registering_ = {s, e};
+    // Until the pages are in the entries (or unlocked again), copies over them wait.
+    const auto registered = [this] {
+      registering_ = {0, 0};
+      registered_.notify_all();
+    };
     lock.unlock();
     std::string why;
     const bool locked = locker_.lock(reinterpret_cast<void *>(s), e - s, why);
     lock.lock();
-    registering_ = {0, 0};  // (copies waiting see the entry made below once they have the lock)
-    registered_.notify_all();
     if (!locked) {
+      registered();
       move = moves_.find(asked_start);
       if (move != moves_.end()) move->second.count = kRefused;
       ++counts_.refused;
@@ -350,10 +370,12 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
       lock.unlock();
       unlock_counted(s);
       lock.lock();
+      registered();
       ++counts_.unlocks;
       return;
     }
     entries_[s] = Entry{e, std::max(start, s), std::min(end, e)};
+    registered();
     locked_bytes_ += e - s;
     ++counts_.locks;
     widen_bounds(s, e);

@@ -75,6 +75,8 @@ class HostLockCache {
     // forget() calls that waited for pages to be unlocked by another (or by the helper, which
     // was locking them): it returns only once they are.
     std::uint64_t waits = 0;
+    // Lockings that waited for a copy in progress over their bytes (begin_copy).
+    std::uint64_t copy_waits = 0;
   };
 
   HostLockCache(Locker &locker, Options options);
@@ -89,10 +91,10 @@ class HostLockCache {
   // helper's locking).
   enum class Coverage { locked, waiting, unknown };
   Coverage coverage(const void *address, std::size_t bytes);
-  // The edges of locked ranges strictly inside [address, address + bytes), in order: the
-  // driver refuses an asynchronous copy that spans two registrations (or one and ordinary
-  // memory), even where they touch, so a copy is made in pieces cut there. True if every byte
-  // is locked.
+  // The edges of locked ranges, and of the program's own registrations (reserve()), strictly
+  // inside [address, address + bytes), in order: the driver refuses an asynchronous copy that
+  // spans two registrations (or one and ordinary memory), even where they touch, so a copy is
+  // made in pieces cut there. True if every byte is locked here.
   bool cuts(const void *address, std::size_t bytes, std::vector<std::uintptr_t> &out);
   // Calls copy(at, n) for the pieces of host [host, host + bytes) that lie each in one range
   // 'locks' locked, or in none (cut at cuts()); one piece when 'locks' is null. Where some of

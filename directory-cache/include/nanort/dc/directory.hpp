@@ -182,8 +182,8 @@ class Directory {
   FragmentInfo fragment_at(const void *address) const;
 
  private:
-  // Every change of it goes through coherence_transition (take()); the copies a transition
-  // plans are recorded as arriving once issued (record_copy).
+  // Its valid set, version and forgotten copies in flight follow coherence_transition
+  // (take()); the copies a transition plans are recorded as arriving once issued (record_copy).
   struct FragmentState {
     SpaceMask valid = kHostOnly;
     std::uint64_t version = 0;
