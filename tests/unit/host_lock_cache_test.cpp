@@ -815,5 +815,46 @@ TEST_F(HostLockCacheTest, ACopyIsCutAtTheProgramsOwnRegistrations) {
   munmap(memory, kLargeMapping * kPage);
 }
 
+// Once the helper waits for a copy over the pages it locks next, new copies over them wait
+// for the locking: a stream of copies cannot hold it back, and they are cut where it ends.
+TEST_F(HostLockCacheTest, NewCopiesWaitBehindALockingThatWaitsForACopy) {
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *array = memory + 16;
+  const std::size_t block = 64 * kPage;
+  const auto tail = reinterpret_cast<std::uintptr_t>(array + block);
+  const std::size_t bytes = 10 * kPage;
+  std::promise<void> entered, leave;
+  auto first = std::async(std::launch::async, [&] {
+    HostLockCache::for_each_piece(cache.get(), array + block, bytes, [&](std::size_t, std::size_t) {
+      entered.set_value();
+      leave.get_future().wait();
+    });
+  });
+  entered.get_future().wait();
+  move_twice_queued(array, block);  // block 0: its last page is the copies' first
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cache->stats().copy_waits == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(cache->stats().copy_waits, 1u);
+  std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  auto second = std::async(std::launch::async, [&] {
+    HostLockCache::for_each_piece(cache.get(), array + block, bytes, [&](std::size_t at, std::size_t n) {
+      EXPECT_TRUE(locker.copy_accepted(tail + at, n)) << "piece at " << at << " of " << n;
+      pieces.emplace_back(at, n);
+    });
+  });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "a new copy went ahead of the locking that waits";
+  leave.set_value();
+  first.get();
+  second.get();
+  ASSERT_EQ(pieces.size(), 2u);  // cut where block 0's registration ends
+  EXPECT_EQ(tail + pieces[1].first, (tail + kPage - 1) / kPage * kPage);
+  cache->drain();
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
 }  // namespace
 }  // namespace nanort::rt

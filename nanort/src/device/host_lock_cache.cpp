@@ -342,18 +342,22 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
   publish_watched();
   for (const auto &[s, e] : gaps) {
     // Not while a copy over these bytes is between its cuts and its enqueues (begin_copy):
-    // it would start in the new registration and end outside it. New ones wait for this one.
-    if (copying(s, e)) {
-      ++counts_.copy_waits;
-      copies_done_.wait(lock, [&] { return !copying(s, e) || locking_forgotten_ || stopping_; });
-    }
-    if (locking_forgotten_ || stopping_) return;
+    // it would start in the new registration and end outside it.
+    // From here until the pages are in the entries (or unlocked again), new copies over them
+    // wait (so that a stream of them cannot hold the locking back for ever).
     registering_ = {s, e};
-    // Until the pages are in the entries (or unlocked again), copies over them wait.
     const auto registered = [this] {
       registering_ = {0, 0};
       registered_.notify_all();
     };
+    if (copying(s, e)) {
+      ++counts_.copy_waits;
+      copies_done_.wait(lock, [&] { return !copying(s, e) || locking_forgotten_ || stopping_; });
+    }
+    if (locking_forgotten_ || stopping_) {
+      registered();
+      return;
+    }
     lock.unlock();
     std::string why;
     const bool locked = locker_.lock(reinterpret_cast<void *>(s), e - s, why);

@@ -199,8 +199,8 @@ class HostLockCache {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> unlocking_;
   std::condition_variable unlocked_;
   // Copies of partly ordinary memory between their cuts and their last enqueue (the helper
-  // locks none of their bytes meanwhile), and the pages the locker is locking now (such
-  // copies over them wait).
+  // locks none of their bytes meanwhile), and the pages the helper locks next or now (new
+  // such copies over them wait).
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> copying_;
   std::pair<std::uintptr_t, std::uintptr_t> registering_{0, 0};
   std::condition_variable copies_done_, registered_;
