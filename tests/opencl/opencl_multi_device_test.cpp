@@ -619,12 +619,18 @@ TEST_F(MultiDevice, EagerWriteBackBringsFinalResultsHome) {
   }
   const TransferCounters before = directory().counters(1);
   // x[0]: doubled twice on device 0 (the second task waits for the first), nothing after.
-  for (int k = 0; k < 2; ++k)
-    ASSERT_OK(Task(kDouble, DoubleArgs{x[0].data(), n})
-                  .inout(x[0].data(), n)
-                  .ndrange({n})
-                  .on_device(NANORT_DEVICE_OPENCL, 0)
-                  .submit());
+  // The kernels are held until both are submitted: the first cannot end before the second
+  // exists to wait for it (on a loaded machine it could, and its result would go home too).
+  {
+    HeldDevices held;
+    EXPECT_TRUE(held.all()) << "a device cannot hold its kernels";
+    for (int k = 0; k < 2; ++k)
+      ASSERT_OK(Task(kDouble, DoubleArgs{x[0].data(), n})
+                    .inout(x[0].data(), n)
+                    .ndrange({n})
+                    .on_device(NANORT_DEVICE_OPENCL, 0)
+                    .submit());
+  }
   ASSERT_OK(nanort_taskwait_noflush());
   // The write-back started when the last task ended, before the taskwait returned.
   const TransferCounters after = directory().counters(1);
