@@ -476,6 +476,30 @@ NANORT_API nanort_status nanort_taskwait_noflush(void);
 NANORT_API nanort_status nanort_taskwait_on(const void *const *addresses, const size_t *sizes,
                                             size_t count);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Taskiter: a loop whose every iteration creates the same tasks (OmpSs-2 taskiter)           */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct nanort_taskiter nanort_taskiter;
+
+/* Starts recording the tasks the calling task (or program thread) submits: the body of one
+ * iteration (or of 'unroll' iterations) runs between this call and nanort_taskiter_end, and
+ * its tasks run as usual. Inside a final task *iter is NULL (its tasks run at once, nothing
+ * is recorded): the program then runs every iteration itself. Fails with
+ * NANORT_ERROR_INVALID_ARGUMENT inside the body of another taskiter (they do not nest). */
+NANORT_API nanort_status nanort_taskiter_begin(nanort_taskiter **iter);
+/* Ends the recording, waits for its tasks (and the caller's tasks before them, as
+ * nanort_taskwait_noflush does), then runs the recorded tasks again 'replays' times, each
+ * time with the argument blocks they had when submitted and the dependences between them
+ * matched once; a replay starts when the one before has ended. Returns once the last one has
+ * ended, with the failures of the tasks as nanort_taskwait_noflush returns them; after a
+ * failure no further replay runs. Inside the body: nanort_taskwait, nanort_taskwait_on and
+ * nanort_taskgroup_begin fail (NANORT_ERROR_INVALID_ARGUMENT: the replays would not wait
+ * there), and so does the
+ * submit of a task a replay cannot repeat (a reduction, or arguments with a destructor);
+ * then this call replays nothing and fails, saying which task. iter NULL: does nothing. */
+NANORT_API nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t replays);
+
 #ifdef __cplusplus
 }
 #endif

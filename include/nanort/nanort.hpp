@@ -299,6 +299,29 @@ void taskwait_on(const T *data, std::size_t count = 1) {
   std::size_t bytes = count * sizeof(T);
   detail::check(nanort_taskwait_on(&address, &bytes, 1));
 }
+// OmpSs-2's taskiter: 'body' (one iteration, which submits tasks) runs once while its tasks
+// are recorded, then the recorded tasks run 'replays' more times, their dependences matched
+// once (nanort_taskiter_end). The tasks' lambdas must be trivially copyable (captures of
+// pointers and numbers): a replay repeats their bytes, and a capture that needs a destructor
+// is refused (task_error). Returns once every replay has ended. Inside a final task nothing is
+// recorded and 'body' runs replays + 1 times.
+template <class Body>
+void taskiter(std::uint64_t replays, Body &&body) {
+  nanort_taskiter *iter = nullptr;
+  detail::check(nanort_taskiter_begin(&iter));
+  if (!iter) {
+    for (std::uint64_t k = 0; k <= replays; ++k) body();
+    return;
+  }
+  try {
+    body();
+  } catch (...) {
+    nanort_taskiter_end(iter, 0);  // (waits for what the body made; the body's error wins)
+    throw;
+  }
+  detail::check(nanort_taskiter_end(iter, replays));
+}
+
 inline int cpu_workers() { return nanort_device_count(NANORT_DEVICE_SMP); }
 inline int device_count(nanort_device_kind kind) { return nanort_device_count(kind); }
 

@@ -618,4 +618,20 @@ nanort_status nanort_taskwait_on(const void *const *addresses, const size_t *siz
   return guarded([&] { return Runtime::get().taskwait_on(addresses, sizes, count); });
 }
 
+nanort_status nanort_taskiter_begin(nanort_taskiter **iter) {
+  if (!iter) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_taskiter_begin: iter is NULL");
+  *iter = nullptr;
+  return guarded([&] {
+    *iter = reinterpret_cast<nanort_taskiter *>(Runtime::get().taskiter_begin());
+    return NANORT_SUCCESS;
+  });
+}
+
+nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t replays) {
+  if (!iter) return NANORT_SUCCESS;
+  return guarded([&] {
+    return Runtime::get().taskiter_end(reinterpret_cast<nanort::rt::TaskIter *>(iter), replays);
+  });
+}
+
 }  // extern "C"

@@ -37,6 +37,7 @@
 #include "ready/ready_path.hpp"
 #include "scheduler/affinity.hpp"
 #include "task.hpp"
+#include "taskiter.hpp"
 
 namespace nanort::rt {
 
@@ -86,6 +87,12 @@ class Runtime final : public DeviceWork {
   nanort_status taskwait(bool flush);
   nanort_status taskwait_on(const void *const *addresses, const std::size_t *sizes,
                             std::size_t count);
+  // nanort_taskiter_begin / _end (taskiter.hpp): the calling task starts recording the tasks
+  // it submits (null in a final task: nothing to record, the program runs its loop); then
+  // waits for them, replays the recorded graph 'replays' times, one replay after the other,
+  // and returns as taskwait_noflush does.
+  TaskIter *taskiter_begin();
+  nanort_status taskiter_end(TaskIter *iter, std::uint64_t replays);
 
   // Reductions (reduction.hpp): nanort_reduction_private; nanort_task_in_reduction's lookup
   // in the taskgroups around the calling task; the OpenMP taskgroup.
@@ -136,6 +143,9 @@ class Runtime final : public DeviceWork {
   void device_task_done(Task *task, int lane, std::uint64_t start_ns, bool failed) override;
   bool write_back_now(const Task *task) const override {
     // (A task with accesses was registered in its parent's domain, which exists by then.)
+    if (task->replayed)  // (the next replay reads what this one wrote: only the last goes home)
+      return config_.eager_write_back && task->replay->last_replay() &&
+             !task->replay->has_successors(task);
     return config_.eager_write_back && !task->accesses.empty() && task->parent &&
            task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }

@@ -106,6 +106,9 @@ ReductionInfo *Runtime::find_taskgroup_reduction(Task *task, std::uintptr_t star
 
 void Runtime::taskgroup_begin() {
   Task *task = current_task();
+  if (task->recording)  // (its end waits, and the replays would not)
+    throw std::invalid_argument("taskgroup inside a taskiter's body: the replays would not wait "
+                                "at its end");
   auto *scope = new TaskgroupScope();
   scope->outer = task->taskgroup;
   scope->owner = task;

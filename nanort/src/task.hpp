@@ -27,6 +27,7 @@
 namespace nanort::rt {
 
 class DependencyDomain;
+class TaskIter;
 struct TaskReductions;
 struct TaskgroupScope;
 
@@ -125,6 +126,8 @@ struct Task {
   // the vectors' headers, on a line the running thread would otherwise not touch.
   bool in_domain = false;
   bool has_successors = false;
+  // Replayed from a taskiter's recording: its end counts down its successors there.
+  bool replayed = false;
   Task *prune_next = nullptr;  // in its domain's list of fragments to forget (DependencyDomain)
 
   // Flags.
@@ -186,6 +189,12 @@ struct Task {
   // time the task is destroyed, its taskgroup ended once the task completed.)
   TaskgroupScope *inherited_taskgroup = nullptr;
 
+  // Taskiter (taskiter.hpp): the recording this task's body makes of the tasks it submits;
+  // for a task replayed from a recording ('replayed' above), that recording and the task's
+  // place in it.
+  TaskIter *recording = nullptr;
+  TaskIter *replay = nullptr;  // (its place in it: replay_index, below)
+
   // Argument block: inline when small, 16-byte aligned either way.
   alignas(16) unsigned char inline_args[kInlineArgs];
 
@@ -202,8 +211,10 @@ struct Task {
   // placed_device above).
   std::int64_t expected_ns = 0;  // dmda: its expected time, counted in its place's queued work
   bool from_shared_queue = false;  // a device's manager took it from its kind's queue
+  bool copy_deps = true;  // copy_deps: see 'copies' below (here, in a padding hole)
   int early_device = kEarlyNone;
   int pending_launched = 0;
+  std::uint32_t replay_index = 0;  // taskiter: its place in 'replay' (here, in a padding hole)
   // The end of its kernel once launched (for successors launched behind it to wait for on
   // their device); dropped when its dependences are released.
   dc::CompletionPtr launch_done;
@@ -217,7 +228,6 @@ struct Task {
   // Device data: copy clauses (copy_in/out/inout), and whether the dependences are copied
   // too (copy_deps, the default).
   SmallVector<Access, 1> copies;
-  bool copy_deps = true;
 
   // Device launch: the index space.
   std::size_t ndrange_global[3];

@@ -66,6 +66,11 @@ nanort_opencl_gtest(opencl_tasks
   SOURCES opencl/opencl_tasks_test.cpp
   LIBS nanort::runtime)
 
+# Taskiter: device and CPU tasks recorded once and replayed, against the loop run task by task.
+nanort_opencl_gtest(opencl_taskiter
+  SOURCES opencl/opencl_taskiter_test.cpp
+  LIBS nanort::runtime)
+
 # Transfers counted by the directory (internal counters: nanort_static).
 nanort_opencl_gtest(opencl_directory
   SOURCES opencl/opencl_directory_test.cpp

@@ -83,6 +83,7 @@ TEST(TaskLayout, WhatTheRunningThreadTouchesSitsInTheFirstLines) {
                  {"counted_children", &task->counted_children},
                  {"in_domain", &task->in_domain},
                  {"has_successors", &task->has_successors},
+                 {"replayed", &task->replayed},
                  {"launched_on", &task->launched_on}},
                 1);
   // What else the end of every task reads.

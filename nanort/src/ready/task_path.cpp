@@ -12,6 +12,8 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "../cpu/cpu_worker_pool.hpp"
 #include "../cpu/spare_threads.hpp"
@@ -94,6 +96,14 @@ nanort_status Runtime::submit(Task *task) {
   if (task->reductions) {
     try {
       prepare_reductions(task, parent);
+    } catch (...) {
+      delete task;
+      throw;
+    }
+  }
+  if (parent->recording) [[unlikely]] {  // a taskiter's body: kept for the replays too
+    try {
+      parent->recording->record(*task);
     } catch (...) {
       delete task;
       throw;
@@ -323,7 +333,13 @@ void Runtime::complete(Task *task, Task **next) {
   ReadyList ready;
   if (task->in_domain)
     parent->child_domain->release(task, ready, parent == (tls_current ? tls_current : tls_root));
+  else if (task->replayed) [[unlikely]]
+    task->replay->completed(task, ready);
   push_ready(ready, next);
+  if (task->replayed) [[unlikely]] {  // its creator waits on the replay's own count
+    if (task->replay->ended(task)) idle_.notify_all();  // (the task is not touched after)
+    return;
+  }
   if (task->undeferred) {  // its creator may wait for it alone
     task->finished.store(true, std::memory_order_release);
     idle_.notify_all();
@@ -516,8 +532,17 @@ nanort_status Runtime::collect_errors(Task *task) {
   throw TaskFailedError(text);
 }
 
+namespace {
+void refuse_while_recording(const Task *task, const char *what) {
+  if (task->recording)
+    throw std::invalid_argument(std::string(what) +
+                                " inside a taskiter's body: the replays would not wait there");
+}
+}  // namespace
+
 nanort_status Runtime::taskwait(bool flush) {
   Task *task = current_task();
+  refuse_while_recording(task, "taskwait");
   wait_for_children(task, 0);
   if (task->child_domain) task->child_domain->clear();
   if (flush && directory_) directory_->flush();
@@ -526,6 +551,7 @@ nanort_status Runtime::taskwait(bool flush) {
 
 nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size_t *sizes,
                                    std::size_t count) {
+  refuse_while_recording(current_task(), "taskwait on");
   // An empty undeferred task with inout accesses: it becomes ready exactly when every earlier
   // sibling touching those bytes is done.
   Task *marker = create(nullptr, 0);
@@ -543,5 +569,44 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
 }
 
 void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1, leave, spare_idle_); }
+
+// ---------------------------------------------------------------------------------------------
+// Taskiter
+
+TaskIter *Runtime::taskiter_begin() {
+  Task *owner = current_task();
+  if (owner->is_final) return nullptr;  // its tasks run at once, in order: nothing to replay
+  if (owner->recording)
+    throw std::invalid_argument("nanort_taskiter_begin: a taskiter inside a taskiter's body "
+                                "(they do not nest)");
+  owner->recording = new TaskIter(owner);
+  return owner->recording;
+}
+
+nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
+  Task *owner = current_task();
+  if (iter->owner() != owner)
+    throw std::invalid_argument("nanort_taskiter_end: called from another task than the "
+                                "nanort_taskiter_begin it ends");
+  std::unique_ptr<TaskIter> recording(iter);
+  owner->recording = nullptr;
+  wait_for_children(owner, 0);  // the recorded iteration (and the owner's tasks before it)
+  if (owner->child_domain) owner->child_domain->clear();
+  if (!iter->spoiled().empty())
+    throw std::invalid_argument("taskiter: " + iter->spoiled() + "; no iteration replayed");
+  if (nanort_status status = collect_errors(owner)) return status;  // nothing more runs
+  if (replays == 0 || iter->size() == 0) return NANORT_SUCCESS;
+  iter->build();
+  std::vector<Task *> roots;
+  for (std::uint64_t k = 0; k < replays && !iter->failed(); ++k) {
+    iter->arm(roots, k + 1 == replays);
+    for (std::size_t i = 0; i < iter->size(); ++i) observer_->task_created();
+    ReadyList ready;
+    for (Task *root : roots) ready.push_back(root);
+    push_ready(ready);
+    wait_until([iter] { return iter->replay_done(); });
+  }
+  return collect_errors(owner);
+}
 
 }  // namespace nanort::rt

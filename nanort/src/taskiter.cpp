@@ -1,0 +1,207 @@
+#include "taskiter.hpp"
+
+#include "dependencies.hpp"
+#include "reduction.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace nanort::rt {
+
+namespace {
+
+// Some byte of 'a' is a byte of 'b'.
+bool overlaps(const dc::Region &a, const dc::Region &b) {
+  if (a.empty() || b.empty() || a.last_end() <= b.first() || b.last_end() <= a.first())
+    return false;
+  if (a.is_contiguous() && b.is_contiguous()) return true;
+  bool found = false;
+  a.for_each_range([&](std::uintptr_t a0, std::uintptr_t a1) {
+    if (found || a1 <= b.first() || b.last_end() <= a0) return;
+    b.for_each_range([&](std::uintptr_t b0, std::uintptr_t b1) {
+      found = found || (a0 < b1 && b0 < a1);
+    });
+  });
+  return found;
+}
+
+// Every byte of 'inner' is a byte of 'outer' (checked for contiguous 'outer' only; a 2-D
+// 'outer' is taken not to cover, which only keeps more edges).
+bool covers(const dc::Region &outer, const dc::Region &inner) {
+  return outer.is_contiguous() && outer.first() <= inner.first() &&
+         inner.last_end() <= outer.last_end();
+}
+
+// A writer that every later access of its bytes follows, and that follows every earlier one
+// (not so a concurrent access: other concurrent ones do not wait for it).
+bool shadows(nanort_access_mode mode) { return mode != NANORT_IN && mode != NANORT_CONCURRENT; }
+
+// Two accesses of the same bytes that must happen in program order.
+bool ordered(nanort_access_mode earlier, nanort_access_mode later) {
+  if (earlier == NANORT_IN && later == NANORT_IN) return false;
+  if (earlier == NANORT_CONCURRENT && later == NANORT_CONCURRENT) return false;
+  return true;  // (commutative ones one after the other: an order, which is one of theirs)
+}
+
+}  // namespace
+
+TaskIter::~TaskIter() {
+  for (Task *task : tasks_) task->drop_ref();
+}
+
+void TaskIter::record(const Task &task) {
+  std::string refused;
+  if (task.reductions)
+    refused = "has a reduction (a replay cannot combine its private copies again)";
+  else if (task.site && task.site->args_destroy)
+    refused = "has arguments with a destructor (C++ captures): a replay repeats its argument "
+              "block byte for byte";
+  if (!refused.empty()) {
+    if (spoiled_.empty()) spoiled_ = task.describe() + " " + refused;
+    throw std::invalid_argument(task.describe() + " in a taskiter " + refused);
+  }
+  Recorded r;
+  r.site = task.site;
+  r.impl = task.impl;
+  r.label = task.label;
+  r.file = task.file;
+  r.line = task.line;
+  r.priority = task.priority;
+  r.is_final = task.is_final;
+  r.copy_deps = task.copy_deps;
+  r.wanted_kind = task.wanted_kind;
+  r.wanted_index = task.wanted_index;
+  r.placed_device = task.placed_device;  // (before any policy places it: only a wanted device)
+  r.args.assign(task.args, task.args + task.args_size);
+  r.accesses.assign(task.accesses.begin(), task.accesses.end());
+  r.copies.assign(task.copies.begin(), task.copies.end());
+  r.ndrange_dims = task.ndrange_dims;
+  std::copy(task.ndrange_global, task.ndrange_global + 3, r.ndrange_global);
+  std::copy(task.ndrange_local, task.ndrange_local + 3, r.ndrange_local);
+  r.shmem_bytes = task.shmem_bytes;
+  recorded_.push_back(std::move(r));
+}
+
+void TaskIter::build() {
+  // For each access of each task, the earlier tasks it must follow, nearest first; past an
+  // earlier writer of all its bytes the search stops: whatever came before is ordered before
+  // that writer already.
+  for (std::size_t v = 0; v < recorded_.size(); ++v) {
+    std::vector<std::uint32_t> before;
+    for (const Access &access : recorded_[v].accesses) {
+      for (std::size_t u = v; u-- > 0;) {
+        bool follows = false, shadowed = false;
+        for (const Access &earlier : recorded_[u].accesses) {
+          if (!overlaps(earlier.region, access.region) || !ordered(earlier.mode, access.mode))
+            continue;
+          follows = true;
+          shadowed = shadowed || (shadows(earlier.mode) && covers(earlier.region, access.region));
+        }
+        if (follows) before.push_back(static_cast<std::uint32_t>(u));
+        if (shadowed) break;
+      }
+    }
+    std::sort(before.begin(), before.end());
+    before.erase(std::unique(before.begin(), before.end()), before.end());
+    recorded_[v].predecessors = static_cast<int>(before.size());
+    for (std::uint32_t u : before) recorded_[u].successors.push_back(static_cast<std::uint32_t>(v));
+  }
+}
+
+void TaskIter::reset(Task &task, const Recorded &r, Task *owner) {
+  // What a task's life changes, back to what submit would make of the recorded one.
+  // The recording's reference alone: a replayed task is never freed by its end (ended()),
+  // and not one of the owner's children (the owner waits on the replay's count).
+  task.refs.store(1, std::memory_order_relaxed);
+  task.pending.store(r.predecessors, std::memory_order_relaxed);
+  task.released.store(false, std::memory_order_relaxed);
+  task.counted_children = false;
+  task.in_domain = false;
+  task.has_successors = false;
+  task.undeferred = false;
+  task.is_final = r.is_final;
+  task.counted_in_parent = true;
+  task.args_constructed = true;
+  task.ready_for_creator.store(false, std::memory_order_relaxed);
+  task.early_released = false;
+  task.placed_device = r.placed_device;
+  task.wanted_kind = r.wanted_kind;
+  task.wanted_index = r.wanted_index;
+  task.launched_on = -1;
+  task.not_run_after.reset();
+  task.impl = r.impl;
+  task.label = r.label;
+  task.file = r.file;
+  task.line = r.line;
+  task.priority = r.priority;
+  task.parent = owner;
+  task.child_credits.store(0, std::memory_order_relaxed);
+  task.finished.store(false, std::memory_order_relaxed);
+  task.failed = false;
+  task.ran_behind_failure = false;
+  task.expected_ns = 0;
+  task.from_shared_queue = false;
+  task.early_device = kEarlyNone;
+  task.pending_launched = 0;
+  task.launch_done.reset();
+  task.early_after.clear();
+  task.alive.store(1, std::memory_order_relaxed);
+  if (!r.args.empty()) std::memcpy(task.args, r.args.data(), r.args.size());
+}
+
+void TaskIter::arm(std::vector<Task *> &roots, bool last) {
+  last_ = last;
+  if (tasks_.empty()) {
+    tasks_.reserve(recorded_.size());
+    for (std::size_t i = 0; i < recorded_.size(); ++i) {
+      const Recorded &r = recorded_[i];
+      auto *task = new Task;
+      task->site = r.site;
+      task->taskgroup = task->inherited_taskgroup = owner_->taskgroup;
+      task->args_size = r.args.size();
+      task->args = task->args_size <= Task::kInlineArgs
+                       ? task->inline_args
+                       : static_cast<unsigned char *>(
+                             std::aligned_alloc(16, (task->args_size + 15) & ~std::size_t(15)));
+      if (!task->args) {
+        delete task;
+        throw std::bad_alloc();
+      }
+      for (const Access &access : r.accesses) task->accesses.push_back(access);
+      for (const Access &copy : r.copies) task->copies.push_back(copy);
+      task->copy_deps = r.copy_deps;
+      task->ndrange_dims = r.ndrange_dims;
+      std::copy(r.ndrange_global, r.ndrange_global + 3, task->ndrange_global);
+      std::copy(r.ndrange_local, r.ndrange_local + 3, task->ndrange_local);
+      task->shmem_bytes = r.shmem_bytes;
+      task->replayed = true;
+      task->replay = this;
+      task->replay_index = static_cast<std::uint32_t>(i);
+      tasks_.push_back(task);
+    }
+  }
+  if (!armed_) {  // the first replay; the later ones were reset as each task ended (ended())
+    for (std::size_t i = 0; i < tasks_.size(); ++i) reset(*tasks_[i], recorded_[i], owner_);
+    armed_ = true;
+  }
+  left_.store(tasks_.size(), std::memory_order_relaxed);
+  roots.clear();
+  for (std::size_t i = 0; i < tasks_.size(); ++i)
+    if (recorded_[i].predecessors == 0) roots.push_back(tasks_[i]);
+}
+
+bool TaskIter::ended(Task *task) {
+  // Ready for the next replay now, by the thread that ended it (the reset of every task would
+  // otherwise be the creator's alone, between replays): nothing of this run of it is read
+  // any more, and no predecessor counts it down until the next replay starts.
+  reset(*task, recorded_[task->replay_index], owner_);
+  return left_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+bool TaskIter::replay_done() const {
+  // (Each task dropped its reference before it counted down: none is touched any more.)
+  return left_.load(std::memory_order_acquire) == 0;
+}
+
+}  // namespace nanort::rt

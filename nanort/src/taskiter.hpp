@@ -1,0 +1,114 @@
+// TaskIter: the tasks of one iteration of a loop, recorded as its body creates them, then run
+// again as a graph whose dependences were matched once (OmpSs-2 taskiter; nanort_taskiter_*).
+//
+// Recording: while a task (or a program thread) records, every task it submits runs as usual
+// and is also copied here: its site, chosen implementation, argument block as it was at
+// submit (the firstprivate values stay those of the recorded iteration), accesses, copies and
+// launch settings. The end of the recording waits for those tasks (as taskwait noflush does),
+// matches their accesses once into edges between them, and replays the graph: each replay
+// resets the same Task objects (no allocation, no dependency domain), releases the roots, and
+// each task that completes counts down its successors (Runtime::complete). Replays run one
+// after the other: a replay starts once every task of the one before has completed, which
+// orders every access of an iteration after every access of the iteration before it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "task.hpp"
+
+namespace nanort::rt {
+
+class TaskIter {
+ public:
+  explicit TaskIter(Task *owner) : owner_(owner) {}
+  ~TaskIter();
+  TaskIter(const TaskIter &) = delete;
+  TaskIter &operator=(const TaskIter &) = delete;
+
+  Task *owner() const { return owner_; }
+  // A task the owner submits while recording. Throws std::invalid_argument, naming the task,
+  // for what a replay cannot repeat (arguments that need a destructor, reductions); the
+  // recording is then spoiled: end() replays nothing and says why.
+  void record(const Task &task);
+  // Why the recording cannot be replayed; empty when it can.
+  const std::string &spoiled() const { return spoiled_; }
+  std::size_t size() const { return recorded_.size(); }
+
+  // Matches the recorded accesses into edges (once, before the first replay).
+  void build();
+  // Replay: resets the Task objects for one more run of the graph (made at the first call)
+  // and returns its roots in 'roots'; 'last' marks the final replay (results may then go
+  // home early). The caller counts the tasks as children of the owner and pushes the roots.
+  void arm(std::vector<Task *> &roots, bool last);
+  // Every task of the current replay has completed and no thread touches them any more.
+  bool replay_done() const;
+  // A replayed task completed: its successors that wait for nothing more go to 'ready'.
+  // A task that failed (or was not run) keeps its successors from running, and no replay
+  // follows this one.
+  template <class ReadyList>
+  void completed(Task *task, ReadyList &ready);
+  // Then, once its successors are on their way: resets the task for the next replay and
+  // counts it down; true for the last task of the replay. (Replayed tasks are not counted
+  // among their creator's children: one shared count per task is enough, and the creator
+  // waits on this one.)
+  bool ended(Task *task);
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  bool last_replay() const { return last_; }
+  // The task has successors in the graph (its results are read again within the iteration).
+  bool has_successors(const Task *task) const {
+    return !recorded_[task->replay_index].successors.empty();
+  }
+
+ private:
+  struct Recorded {
+    const nanort_task_site *site;
+    const nanort_task_impl *impl;
+    const char *label, *file;
+    int line, priority;
+    bool is_final, copy_deps;
+    int wanted_kind, wanted_index, placed_device;  // placed_device: by nanort_task_set_device
+    std::vector<unsigned char> args;
+    std::vector<Access> accesses, copies;
+    int ndrange_dims;
+    std::size_t ndrange_global[3], ndrange_local[3];
+    std::size_t shmem_bytes;
+    std::vector<std::uint32_t> successors;  // indices, after build()
+    int predecessors = 0;
+  };
+  static void reset(Task &task, const Recorded &recorded, Task *owner);
+
+  Task *const owner_;
+  std::vector<Recorded> recorded_;
+  std::string spoiled_;
+  std::vector<Task *> tasks_;  // one per recorded task, reused by every replay
+  std::atomic<std::size_t> left_{0};  // tasks of the current replay not yet completed
+  std::atomic<bool> failed_{false};
+  std::mutex failure_mutex_;
+  bool last_ = false;
+  bool armed_ = false;  // the tasks were reset once (arm())
+};
+
+template <class ReadyList>
+void TaskIter::completed(Task *task, ReadyList &ready) {
+  const Recorded &recorded = recorded_[task->replay_index];
+  const bool ran = !task->failed && !task->not_run_after;
+  if (!ran) {
+    failed_.store(true, std::memory_order_release);
+    // (Several predecessors may end at once: one of them names itself.)
+    std::lock_guard<std::mutex> guard(failure_mutex_);
+    for (std::uint32_t s : recorded.successors)
+      if (!tasks_[s]->not_run_after)
+        tasks_[s]->not_run_after = std::make_unique<std::string>(
+            task->describe() + (task->failed ? ", which failed" : ", which was not run"));
+  }
+  for (std::uint32_t s : recorded.successors)
+    if (tasks_[s]->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(tasks_[s]);
+}
+
+}  // namespace nanort::rt

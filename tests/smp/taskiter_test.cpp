@@ -1,0 +1,309 @@
+// Taskiter through the C ABI (nanort_taskiter_begin / _end): the body of one iteration runs
+// once, its tasks are replayed; each test compares the result with the same loop run
+// sequentially, every iteration's tasks made anew.
+#include <nanort/nanort.h>
+#include <nanort/nanort.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// A task runs step(args): a function and the data it works on, copied into the argument
+// block (plain bytes: what a replay repeats).
+struct Step {
+  void (*fn)(const Step &);
+  double *a;
+  double *b;
+  long n;
+  long k;
+};
+void run_step(void *args) { static_cast<const Step *>(args)->fn(*static_cast<const Step *>(args)); }
+const nanort_task_impl step_impl{NANORT_DEVICE_SMP, run_step, nullptr, nullptr, nullptr, 0};
+const nanort_task_site step_site{NANORT_ABI_VERSION, "step", __FILE__, __LINE__, &step_impl, 1,
+                                 nullptr};
+
+struct Access {
+  const void *address;
+  size_t bytes;
+  nanort_access_mode mode;
+};
+
+nanort_status spawn(const Step &step, std::vector<Access> accesses,
+                    const nanort_task_site *site = &step_site) {
+  nanort_task *t = nanort_task_create(site, sizeof step);
+  if (!t) return NANORT_ERROR_INTERNAL;
+  std::memcpy(nanort_task_args(t), &step, sizeof step);
+  for (const Access &a : accesses)
+    if (nanort_status s = nanort_task_access(t, a.address, a.bytes, a.mode)) {
+      nanort_task_discard(t);
+      return s;
+    }
+  return nanort_task_submit(t);
+}
+
+// One time step of a 1-D diffusion over 'blocks' blocks, as tasks: b = smooth(a) per block
+// (reading its neighbours' edges), then a = b per block.
+void smooth(const Step &s) {
+  for (long i = s.k; i < s.k + s.n; ++i) {
+    const double left = i > 0 ? s.a[i - 1] : s.a[i];
+    const double right = i + 1 < s.b[-1] ? s.a[i + 1] : s.a[i];  // b[-1] holds the length
+    s.b[i] = 0.25 * left + 0.5 * s.a[i] + 0.25 * right;
+  }
+}
+void copy_back(const Step &s) {
+  for (long i = s.k; i < s.k + s.n; ++i) s.a[i] = s.b[i];
+}
+
+void diffusion_iteration(double *a, double *b, long length, long blocks) {
+  const long bs = length / blocks;
+  for (long blk = 0; blk < blocks; ++blk) {
+    const long lo = blk * bs, first = lo > 0 ? lo - 1 : lo;
+    const long last = lo + bs < length ? lo + bs + 1 : lo + bs;
+    ASSERT_EQ(spawn({smooth, a, b, bs, lo},
+                    {{a + first, sizeof(double) * (last - first), NANORT_IN},
+                     {b + lo, sizeof(double) * bs, NANORT_OUT}}),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+  }
+  for (long blk = 0; blk < blocks; ++blk)
+    ASSERT_EQ(spawn({copy_back, a, b, bs, blk * bs},
+                    {{b + blk * bs, sizeof(double) * bs, NANORT_IN},
+                     {a + blk * bs, sizeof(double) * bs, NANORT_OUT}}),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+}
+
+std::vector<double> initial(long length) {
+  std::vector<double> v(static_cast<size_t>(length) + 1);
+  v[0] = static_cast<double>(length);  // the length, before the data (see smooth)
+  for (long i = 0; i < length; ++i) v[static_cast<size_t>(i) + 1] = (i % 7 == 0) ? 100.0 : 0.0;
+  return v;
+}
+
+TEST(Taskiter, DiffusionMatchesTheSequentialRun) {
+  constexpr long length = 4096, blocks = 16, iterations = 40;
+  std::vector<double> a_seq = initial(length), b_seq(length + 1, 0.0);
+  b_seq[0] = static_cast<double>(length);
+  for (long it = 0; it < iterations; ++it) {  // every iteration's tasks made anew
+    diffusion_iteration(a_seq.data() + 1, b_seq.data() + 1, length, blocks);
+    ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  }
+
+  std::vector<double> a = initial(length), b(length + 1, 0.0);
+  b[0] = static_cast<double>(length);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_NE(iter, nullptr);
+  diffusion_iteration(a.data() + 1, b.data() + 1, length, blocks);
+  ASSERT_EQ(nanort_taskiter_end(iter, iterations - 1), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(a, a_seq);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+// The argument block is the recorded one in every replay: a value the body computed from the
+// iteration number stays that of the recorded iteration (OmpSs-2: the body runs once).
+void add_k(const Step &s) { s.a[0] += static_cast<double>(s.k); }
+
+TEST(Taskiter, ReplaysRepeatTheRecordedArguments) {
+  double sum = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  const long first_iteration = 5;
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, first_iteration}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, 9), NANORT_SUCCESS);
+  EXPECT_EQ(sum, 50.0);  // ten times 5
+}
+
+// Independent tasks each bump their own counter, and a chain of tasks on one variable: every
+// task runs once per iteration, the chain in order.
+std::atomic<long> runs{0};
+void bump(const Step &s) {
+  runs.fetch_add(1);
+  s.a[0] += 1.0;
+}
+void append_digit(const Step &s) { s.a[0] = s.a[0] * 10.0 + static_cast<double>(s.k); }
+
+TEST(Taskiter, EveryTaskRunsOncePerIterationAndChainsKeepTheirOrder) {
+  runs.store(0);
+  constexpr int slots = 32;
+  constexpr std::uint64_t replays = 99;
+  std::vector<double> counter(slots, 0.0);
+  double digits = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  for (int s = 0; s < slots; ++s)
+    ASSERT_EQ(spawn({bump, &counter[s], nullptr, 0, 0}, {{&counter[s], sizeof(double), NANORT_INOUT}}),
+              NANORT_SUCCESS);
+  ASSERT_EQ(spawn({append_digit, &digits, nullptr, 0, 1}, {{&digits, sizeof digits, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(spawn({append_digit, &digits, nullptr, 0, 2}, {{&digits, sizeof digits, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, 2), NANORT_SUCCESS);
+  EXPECT_EQ(digits, 121212.0);  // 1, 2 per iteration, in that order, three times
+  digits = 0;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, replays), NANORT_SUCCESS);  // nothing recorded
+  EXPECT_EQ(runs.load(), slots * 3);
+  for (int s = 0; s < slots; ++s) EXPECT_EQ(counter[s], 3.0) << s;
+
+  runs.store(0);
+  std::fill(counter.begin(), counter.end(), 0.0);
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  for (int s = 0; s < slots; ++s)
+    ASSERT_EQ(spawn({bump, &counter[s], nullptr, 0, 0}, {{&counter[s], sizeof(double), NANORT_INOUT}}),
+              NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, replays), NANORT_SUCCESS);
+  EXPECT_EQ(runs.load(), slots * static_cast<long>(replays + 1));
+  for (int s = 0; s < slots; ++s) EXPECT_EQ(counter[s], static_cast<double>(replays + 1)) << s;
+}
+
+// Tasks before and after the taskiter are ordered with its tasks by their data.
+void set_to_k(const Step &s) { s.a[0] = static_cast<double>(s.k); }
+void copy_a_to_b(const Step &s) { s.b[0] = s.a[0]; }
+
+TEST(Taskiter, TasksBeforeAndAfterAreOrderedByTheirData) {
+  double x = 0, seen = -1;
+  ASSERT_EQ(spawn({set_to_k, &x, nullptr, 0, 1000}, {{&x, sizeof x, NANORT_OUT}}), NANORT_SUCCESS);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({bump, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, 9), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({copy_a_to_b, &x, &seen, 0, 0},
+                  {{&x, sizeof x, NANORT_IN}, {&seen, sizeof seen, NANORT_OUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(seen, 1010.0);
+}
+
+// What the body must not do, and what a replay cannot repeat.
+void no_op(const Step &) {}
+void destroy_nothing(void *) {}
+const nanort_task_site destructed_site{NANORT_ABI_VERSION, "with a destructor", "body.c", 12,
+                                       &step_impl, 1, destroy_nothing};
+
+TEST(Taskiter, TaskwaitInsideTheBodyIsRefused) {
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  double x = 0;
+  ASSERT_EQ(spawn({bump, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("taskwait inside a taskiter's body"),
+            std::string::npos)
+      << nanort_last_error();
+  const void *address = &x;
+  const size_t size = sizeof x;
+  EXPECT_EQ(nanort_taskwait_on(&address, &size, 1), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_taskgroup_begin(), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("taskgroup inside a taskiter's body"),
+            std::string::npos)
+      << nanort_last_error();
+  nanort_taskiter *inner = nullptr;
+  EXPECT_EQ(nanort_taskiter_begin(&inner), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("do not nest"), std::string::npos);
+  ASSERT_EQ(nanort_taskiter_end(iter, 4), NANORT_SUCCESS);  // the body itself was whole
+  EXPECT_EQ(x, 5.0);
+}
+
+TEST(Taskiter, ATaskAReplayCannotRepeatSpoilsTheRecording) {
+  runs.store(0);
+  double x = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({bump, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  EXPECT_EQ(spawn({no_op, nullptr, nullptr, 0, 0}, {}, &destructed_site),
+            NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("'with a destructor' (body.c:12)"),
+            std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_end(iter, 4), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("no iteration replayed"), std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(runs.load(), 1);  // the recorded iteration only
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+// A task that fails in a replay: the tasks after it in that replay do not run, no replay
+// follows, and the failure comes back from nanort_taskiter_end.
+std::atomic<int> fail_countdown{0};
+void fail_on_third(const Step &s) {
+  runs.fetch_add(1);
+  if (fail_countdown.fetch_sub(1) == 1) {
+    nanort_task_fail("gave up", nullptr, nullptr);
+    return;
+  }
+  s.a[0] += 1.0;
+}
+
+TEST(Taskiter, AFailureEndsTheReplays) {
+  runs.store(0);
+  fail_countdown.store(3);
+  double x = 0, y = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({fail_on_third, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(spawn({copy_a_to_b, &x, &y, 0, 0}, {{&x, sizeof x, NANORT_IN}, {&y, sizeof y, NANORT_OUT}}),
+            NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskiter_end(iter, 9), NANORT_ERROR_TASK_FAILED);
+  const std::string error = nanort_last_error();
+  EXPECT_NE(error.find("gave up"), std::string::npos) << error;
+  EXPECT_NE(error.find("was not run"), std::string::npos) << error;
+  EXPECT_EQ(runs.load(), 3);  // the recorded iteration and two replays, the second failed
+  EXPECT_EQ(x, 2.0);
+  EXPECT_EQ(y, 2.0);  // copied after each iteration that did not fail
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+// Inside a final task the body's tasks run at once: nothing to record, the loop runs as is.
+void begin_in_final(void *args) {
+  auto *result = *static_cast<int **>(args);
+  nanort_taskiter *iter = reinterpret_cast<nanort_taskiter *>(1);
+  *result = nanort_taskiter_begin(&iter) == NANORT_SUCCESS && iter == nullptr &&
+            nanort_taskiter_end(iter, 3) == NANORT_SUCCESS;
+}
+const nanort_task_impl final_impl{NANORT_DEVICE_SMP, begin_in_final, nullptr, nullptr, nullptr, 0};
+const nanort_task_site final_site{NANORT_ABI_VERSION, "final", __FILE__, __LINE__, &final_impl, 1,
+                                  nullptr};
+
+TEST(Taskiter, InAFinalTaskNothingIsRecorded) {
+  int result = 0;
+  int *where = &result;
+  nanort_task *t = nanort_task_create(&final_site, sizeof where);
+  ASSERT_NE(t, nullptr);
+  std::memcpy(nanort_task_args(t), &where, sizeof where);
+  nanort_task_set_final(t, 1);
+  ASSERT_EQ(nanort_task_submit(t), NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(result, 1);
+}
+
+// The C++ header: lambda tasks whose captures are plain values replay; a capture that needs a
+// destructor is refused at its spawn, and nothing is replayed.
+TEST(Taskiter, CxxLambdasReplayAndCapturesWithDestructorsAreRefused) {
+  long x = 0, y = 0;
+  nanort::taskiter(9, [&] {
+    nanort::task("bump x").inout(&x).spawn([p = &x] { *p += 2; });
+    nanort::task("copy").in(&x).out(&y).spawn([p = &x, q = &y] { *q = *p; });
+  });
+  EXPECT_EQ(x, 20);
+  EXPECT_EQ(y, 20);
+
+  long z = 0;
+  EXPECT_THROW(nanort::taskiter(3,
+                                [&] {
+                                  nanort::task("bump z").inout(&z).spawn([p = &z] { ++*p; });
+                                  std::string owned = "needs a destructor";
+                                  nanort::task("owner").spawn([owned] { (void)owned.size(); });
+                                }),
+               nanort::task_error);
+  nanort::taskwait();
+  EXPECT_EQ(z, 1);  // the recorded iteration only
+}
+
+}  // namespace
