@@ -5,7 +5,8 @@
 //      memory (first repetition and steady state) and from memory the program registered,
 //      against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory;
 //   B. per-task overhead: N tiny kernels through the runtime (a dependent chain; independent
-//      tasks) against a raw loop of cuLaunchKernel on one stream;
+//      tasks), submitted and replayed (taskiter), against a raw loop of cuLaunchKernel on one
+//      stream and the same loop captured once as a CUDA Graph;
 //   C. multi-GPU: the same independent compute-bound tasks (with their data moving to the GPUs
 //      and back) on GPU 0 alone and on every GPU, as the runtime spreads them.
 //
@@ -289,9 +290,24 @@ void overhead(Raw &raw, int tasks, int reps) {
   std::vector<int> x(kWidth, 0);
   std::vector<int> own(static_cast<std::size_t>(tasks) * 64, 0);  // 256-byte slots
   std::vector<double> raw_chain, raw_own, raw_pattern, nanort_chain, nanort_own, submit_chain,
-      submit_own, submit_raw;
+      submit_own, submit_raw, raw_graph, replay_chain, replay_own;
   CUevent events[4] = {};
   for (CUevent &event : events) RAW(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  // The raw chain as a CUDA Graph, made by hand: captured once (this thread's launches only:
+  // the runtime's threads use the driver meanwhile), instantiated once, launched per run.
+  CUgraph graph = nullptr;
+  CUgraphExec graph_exec = nullptr;
+  RAW(cuStreamBeginCapture(raw.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  for (int i = 0; i < tasks; ++i) {
+    void *params[] = {&chain};
+    RAW(cuLaunchKernel(raw.inc, 1, 1, 1, kWidth, 1, 1, 0, raw.stream, params, nullptr));
+  }
+  RAW(cuStreamEndCapture(raw.stream, &graph));
+  RAW(cuGraphInstantiateWithFlags(&graph_exec, graph, 0));
+  // Replayed: one taskiter records the N tasks and runs them once (T1), another records them
+  // and replays them kReplays times more (T2); a replay costs (T2 - T1) / kReplays.
+  constexpr int kReplays = 4;
+  long chain_runs = 0, own_runs = 0;  // runs of each nanort pattern, for the checks
   for (int rep = -1; rep < reps; ++rep) {
     auto timed = [&](std::vector<double> &into, auto &&body) {
       const Clock::time_point start = Clock::now();
@@ -323,6 +339,10 @@ void overhead(Raw &raw, int tasks, int reps) {
       }
       RAW(cuStreamSynchronize(raw.stream));
     });
+    timed(raw_graph, [&] {
+      RAW(cuGraphLaunch(graph_exec, raw.stream));
+      RAW(cuStreamSynchronize(raw.stream));
+    });
     timed(raw_own, [&] {
       const Clock::time_point start = Clock::now();
       for (int i = 0; i < tasks; ++i) {
@@ -351,16 +371,44 @@ void overhead(Raw &raw, int tasks, int reps) {
       if (rep >= 0) submit_own.push_back(seconds_since(start) / tasks * 1e6);
       check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
     });
+    ++chain_runs;
+    ++own_runs;
+    const auto replayed = [&](std::vector<double> &into, long &runs_of, auto &&one_iteration) {
+      double once = 0;
+      for (int replays : {0, kReplays}) {
+        const Clock::time_point start = Clock::now();
+        nanort_taskiter *iter = nullptr;
+        check_nanort(nanort_taskiter_begin(&iter), "taskiter_begin");
+        one_iteration();
+        check_nanort(nanort_taskiter_end(iter, static_cast<std::uint64_t>(replays)), "taskiter_end");
+        runs_of += 1 + replays;
+        const double seconds = seconds_since(start);
+        if (replays == 0) once = seconds;
+        else if (rep >= 0) into.push_back((seconds - once) / kReplays / tasks * 1e6);
+      }
+    };
+    replayed(replay_chain, chain_runs, [&] {
+      for (int i = 0; i < tasks; ++i)
+        submit(kIncSite, IncArgs{x.data()}, {}, {{x.data(), kWidth * sizeof(int)}}, NANORT_INOUT,
+               kWidth);
+    });
+    replayed(replay_own, own_runs, [&] {
+      for (int i = 0; i < tasks; ++i) {
+        int *slot = own.data() + static_cast<std::size_t>(i) * 64;
+        submit(kIncSite, IncArgs{slot}, {}, {{slot, kWidth * sizeof(int)}}, NANORT_INOUT, kWidth);
+      }
+    });
   }
   check_nanort(nanort_taskwait(), "taskwait");
   const int runs = reps + 1;
-  for (int v : x) check(v == runs * tasks, "nanort chain lost an increment");
-  for (int i = 0; i < tasks; ++i) check(own[static_cast<std::size_t>(i) * 64] == runs, "nanort independent");
+  for (int v : x) check(v == chain_runs * tasks, "nanort chain lost an increment");
+  for (int i = 0; i < tasks; ++i)
+    check(own[static_cast<std::size_t>(i) * 64] == own_runs, "nanort independent");
   std::vector<int> back(kWidth);
   RAW(cuCtxSetCurrent(raw.context));
   RAW(cuMemcpyDtoHAsync(back.data(), chain, kWidth * sizeof(int), raw.stream));
   RAW(cuStreamSynchronize(raw.stream));
-  for (int v : back) check(v == runs * tasks, "raw chain lost an increment");
+  for (int v : back) check(v == 2 * runs * tasks, "raw chain (and its graph) lost an increment");
   const double rc = median(raw_chain), ro = median(raw_own), nc = median(nanort_chain),
                no = median(nanort_own);
   std::printf("   %-44s %8.2f\n", "raw: cuLaunchKernel loop, one stream, one buffer", rc);
@@ -373,6 +421,14 @@ void overhead(Raw &raw, int tasks, int reps) {
               no - ro, ro > 0 ? no / ro : 0);
   std::printf("   %-44s %8.2f / %.2f\n", "  of which the submitting loop: chain / indep.",
               median(submit_chain), median(submit_own));
+  const double rg = median(raw_graph), pc = median(replay_chain), po = median(replay_own);
+  std::printf("   %-44s %8.2f\n", "raw: the chain as a CUDA Graph, per kernel", rg);
+  std::printf("   %-44s %8.2f   (+%.2f us against the raw loop)\n",
+              "nanort chain replayed (taskiter)", pc, pc - rc);
+  std::printf("   %-44s %8.2f   (+%.2f us against the raw loop)\n",
+              "nanort independent replayed (taskiter)", po, po - ro);
+  RAW(cuGraphExecDestroy(graph_exec));
+  RAW(cuGraphDestroy(graph));
   for (CUevent event : events) RAW(cuEventDestroy(event));
   RAW(cuMemFree(chain));
   RAW(cuMemFree(slots));

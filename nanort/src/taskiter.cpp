@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 namespace nanort::rt {
@@ -26,15 +28,8 @@ bool overlaps(const dc::Region &a, const dc::Region &b) {
   return found;
 }
 
-// Every byte of 'inner' is a byte of 'outer' (checked for contiguous 'outer' only; a 2-D
-// 'outer' is taken not to cover, which only keeps more edges).
-bool covers(const dc::Region &outer, const dc::Region &inner) {
-  return outer.is_contiguous() && outer.first() <= inner.first() &&
-         inner.last_end() <= outer.last_end();
-}
-
 // A writer that every later access of its bytes follows, and that follows every earlier one
-// (not so a concurrent access: other concurrent ones do not wait for it).
+// (not so a concurrent access: the other concurrent ones do not wait for it).
 bool shadows(nanort_access_mode mode) { return mode != NANORT_IN && mode != NANORT_CONCURRENT; }
 
 // Two accesses of the same bytes that must happen in program order.
@@ -84,22 +79,55 @@ void TaskIter::record(const Task &task) {
 }
 
 void TaskIter::build() {
-  // For each access of each task, the earlier tasks it must follow, nearest first; past an
-  // earlier writer of all its bytes the search stops: whatever came before is ordered before
-  // that writer already.
+  // As the dependency domain matches siblings, once: per region named (its exact bytes), the
+  // last writer and the readers and concurrent accesses since. An access follows what it
+  // must among those of every region it overlaps; only a writer of the same region replaces
+  // that region's state (what it replaces is ordered before it already). Regions are kept by
+  // their first byte, so that those an access overlaps are found without a scan of them all.
+  struct Entry {
+    std::uint32_t task;
+    nanort_access_mode mode;
+  };
+  struct State {
+    dc::Region region;
+    bool has_writer = false;
+    Entry writer{};
+    std::vector<Entry> readers, concurrent;  // since the writer
+  };
+  using Key = std::tuple<std::uintptr_t, std::size_t, std::size_t, std::size_t>;
+  std::map<Key, State> regions;
+  std::size_t widest = 0;  // the largest last_end - first of any region kept
+  std::vector<std::uint32_t> before;
   for (std::size_t v = 0; v < recorded_.size(); ++v) {
-    std::vector<std::uint32_t> before;
+    before.clear();
+    const auto follow = [&](const Entry &earlier, nanort_access_mode mode) {
+      if (earlier.task != v && ordered(earlier.mode, mode)) before.push_back(earlier.task);
+    };
     for (const Access &access : recorded_[v].accesses) {
-      for (std::size_t u = v; u-- > 0;) {
-        bool follows = false, shadowed = false;
-        for (const Access &earlier : recorded_[u].accesses) {
-          if (!overlaps(earlier.region, access.region) || !ordered(earlier.mode, access.mode))
-            continue;
-          follows = true;
-          shadowed = shadowed || (shadows(earlier.mode) && covers(earlier.region, access.region));
-        }
-        if (follows) before.push_back(static_cast<std::uint32_t>(u));
-        if (shadowed) break;
+      const dc::Region &r = access.region;
+      if (r.empty()) continue;
+      const std::uintptr_t from = r.first() > widest ? r.first() - widest : 0;
+      for (auto it = regions.lower_bound(Key{from, 0, 0, 0});
+           it != regions.end() && std::get<0>(it->first) < r.last_end(); ++it) {
+        const State &state = it->second;
+        if (!overlaps(state.region, r)) continue;
+        if (state.has_writer) follow(state.writer, access.mode);
+        if (access.mode != NANORT_IN)  // (readers among themselves need no order)
+          for (const Entry &reader : state.readers) follow(reader, access.mode);
+        if (access.mode != NANORT_CONCURRENT)
+          for (const Entry &member : state.concurrent) follow(member, access.mode);
+      }
+      State &own = regions[Key{r.address, r.row_bytes, r.rows, r.stride}];
+      own.region = r;
+      widest = std::max(widest, static_cast<std::size_t>(r.last_end() - r.first()));
+      const Entry entry{static_cast<std::uint32_t>(v), access.mode};
+      if (shadows(access.mode)) {
+        own.has_writer = true;
+        own.writer = entry;
+        own.readers.clear();
+        own.concurrent.clear();
+      } else {
+        (access.mode == NANORT_IN ? own.readers : own.concurrent).push_back(entry);
       }
     }
     std::sort(before.begin(), before.end());

@@ -283,6 +283,84 @@ TEST(Taskiter, InAFinalTaskNothingIsRecorded) {
   EXPECT_EQ(result, 1);
 }
 
+// Random iterations: tasks that read, write or update random blocks of an 8 x 8 grid (rows
+// of it, or 2-D blocks), partly overlapping, in random order; the same loop run sequentially
+// must give the same grid and the same values read.
+struct GridTask {
+  long *grid;   // 8 x 8, row-major
+  long *seen;   // where a reader leaves what it read
+  int row, col, rows, cols;
+  int mode;     // NANORT_IN, NANORT_OUT or NANORT_INOUT
+  long salt;
+};
+void grid_body(const GridTask &t) {
+  long sum = 0;
+  for (int r = t.row; r < t.row + t.rows; ++r)
+    for (int c = t.col; c < t.col + t.cols; ++c) {
+      long &cell = t.grid[r * 8 + c];
+      if (t.mode == NANORT_IN) sum = sum * 31 + cell;
+      else if (t.mode == NANORT_OUT) cell = t.salt + r * 8 + c;
+      else cell = cell * 3 + t.salt;
+    }
+  if (t.mode == NANORT_IN) *t.seen = sum;
+}
+void run_grid(void *args) { grid_body(*static_cast<const GridTask *>(args)); }
+const nanort_task_impl grid_impl{NANORT_DEVICE_SMP, run_grid, nullptr, nullptr, nullptr, 0};
+const nanort_task_site grid_site{NANORT_ABI_VERSION, "grid", __FILE__, __LINE__, &grid_impl, 1,
+                                 nullptr};
+
+TEST(Taskiter, RandomOverlappingAccessesMatchTheSequentialRun) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    unsigned state = seed;
+    auto next = [&state](int bound) {
+      state = state * 1103515245u + 12345u;
+      return static_cast<int>((state >> 16) % static_cast<unsigned>(bound));
+    };
+    constexpr int kTasks = 40, kIterations = 7;
+    std::vector<long> grid(64, 1), grid_seq(64, 1), seen(kTasks, 0), seen_seq(kTasks, 0);
+    std::vector<GridTask> tasks;
+    for (int t = 0; t < kTasks; ++t) {
+      GridTask g{};
+      const bool rows_only = next(2) == 0;  // whole rows (contiguous) or a 2-D block
+      g.row = next(8);
+      g.rows = 1 + next(8 - g.row);
+      g.col = rows_only ? 0 : next(8);
+      g.cols = rows_only ? 8 : 1 + next(8 - g.col);
+      const int m = next(3);
+      g.mode = m == 0 ? NANORT_IN : m == 1 ? NANORT_OUT : NANORT_INOUT;
+      g.salt = seed * 1000 + t;
+      tasks.push_back(g);
+    }
+    for (int it = 0; it < kIterations; ++it)
+      for (int t = 0; t < kTasks; ++t) {
+        GridTask g = tasks[t];
+        g.grid = grid_seq.data();
+        g.seen = &seen_seq[t];
+        grid_body(g);
+      }
+    nanort_taskiter *iter = nullptr;
+    ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+    for (int t = 0; t < kTasks; ++t) {
+      GridTask g = tasks[t];
+      g.grid = grid.data();
+      g.seen = &seen[t];
+      nanort_task *task = nanort_task_create(&grid_site, sizeof g);
+      ASSERT_NE(task, nullptr);
+      std::memcpy(nanort_task_args(task), &g, sizeof g);
+      ASSERT_EQ(nanort_task_access_2d(task, grid.data() + g.row * 8 + g.col, g.cols * sizeof(long),
+                                      g.rows, 8 * sizeof(long), static_cast<nanort_access_mode>(g.mode)),
+                NANORT_SUCCESS);
+      if (g.mode == NANORT_IN) {
+        ASSERT_EQ(nanort_task_access(task, &seen[t], sizeof(long), NANORT_OUT), NANORT_SUCCESS);
+      }
+      ASSERT_EQ(nanort_task_submit(task), NANORT_SUCCESS) << nanort_last_error();
+    }
+    ASSERT_EQ(nanort_taskiter_end(iter, kIterations - 1), NANORT_SUCCESS) << nanort_last_error();
+    EXPECT_EQ(grid, grid_seq) << "seed " << seed;
+    EXPECT_EQ(seen, seen_seq) << "seed " << seed;
+  }
+}
+
 // The C++ header: lambda tasks whose captures are plain values replay; a capture that needs a
 // destructor is refused at its spawn, and nothing is replayed.
 TEST(Taskiter, CxxLambdasReplayAndCapturesWithDestructorsAreRefused) {

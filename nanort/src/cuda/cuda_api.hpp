@@ -25,7 +25,8 @@
   X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetFunctionCount)                         \
   X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernel)        \
   X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)   \
-  X(cuLaunchHostFunc)
+  X(cuLaunchHostFunc) X(cuStreamBeginCapture) X(cuStreamEndCapture)                           \
+  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 namespace nanort::rt::cuda {
 
