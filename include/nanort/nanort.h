@@ -493,11 +493,14 @@ NANORT_API nanort_status nanort_taskiter_begin(nanort_taskiter **iter);
  * time with the argument blocks they had when submitted and the dependences between them
  * matched once; a replay starts when the one before has ended. Returns once the last one has
  * ended, with the failures of the tasks as nanort_taskwait_noflush returns them; after a
- * failure no further replay runs. Inside the body: nanort_taskwait, nanort_taskwait_on and
- * nanort_taskgroup_begin fail (NANORT_ERROR_INVALID_ARGUMENT: the replays would not wait
- * there), and so does the
+ * failure no further replay runs. Inside the body: nanort_taskwait, nanort_taskwait_on,
+ * nanort_taskgroup_begin and nanort_taskgroup_end fail (NANORT_ERROR_INVALID_ARGUMENT: the
+ * replays would not wait there), and so does the
  * submit of a task a replay cannot repeat (a reduction, or arguments with a destructor);
- * then this call replays nothing and fails, saying which task. iter NULL: does nothing. */
+ * then this call replays nothing and fails, saying which task. A task created with if(0)
+ * comes before every task recorded after it, as in the recorded iteration. iter NULL: does
+ * nothing; an iter that does not record in the calling task (ended already): fails. A task
+ * whose body returns while it records fails, and nothing of its recording is replayed. */
 NANORT_API nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t replays);
 
 #ifdef __cplusplus

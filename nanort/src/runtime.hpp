@@ -93,6 +93,8 @@ class Runtime final : public DeviceWork {
   // and returns as taskwait_noflush does.
   TaskIter *taskiter_begin();
   nanort_status taskiter_end(TaskIter *iter, std::uint64_t replays);
+  // A task whose body returned while recording: the recording is dropped and the task fails.
+  void end_abandoned_recording(Task *task);
 
   // Reductions (reduction.hpp): nanort_reduction_private; nanort_task_in_reduction's lookup
   // in the taskgroups around the calling task; the OpenMP taskgroup.

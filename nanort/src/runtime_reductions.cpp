@@ -147,6 +147,9 @@ void Runtime::taskgroup_reduction(std::uintptr_t start, std::uintptr_t end,
 
 void Runtime::taskgroup_end() {
   Task *task = current_task();
+  if (task->recording)  // (a taskgroup begun before the taskiter: the replays would not wait)
+    throw std::invalid_argument("taskgroup end inside a taskiter's body: the replays would not "
+                                "wait there");
   TaskgroupScope *scope = task->taskgroup;
   if (!scope || scope->owner != task)
     throw std::invalid_argument(

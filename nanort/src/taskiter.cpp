@@ -64,6 +64,7 @@ void TaskIter::record(const Task &task) {
   r.line = task.line;
   r.priority = task.priority;
   r.is_final = task.is_final;
+  r.undeferred = task.undeferred;
   r.copy_deps = task.copy_deps;
   r.wanted_kind = task.wanted_kind;
   r.wanted_index = task.wanted_index;
@@ -98,8 +99,12 @@ void TaskIter::build() {
   std::map<Key, State> regions;
   std::size_t widest = 0;  // the largest last_end - first of any region kept
   std::vector<std::uint32_t> before;
+  // The latest if(0) task: its creator ran it before creating the next ones, so they follow
+  // it in a replay too (which runs it as any task); the earlier ones follow it through it.
+  std::int64_t last_undeferred = -1;
   for (std::size_t v = 0; v < recorded_.size(); ++v) {
     before.clear();
+    if (last_undeferred >= 0) before.push_back(static_cast<std::uint32_t>(last_undeferred));
     const auto follow = [&](const Entry &earlier, nanort_access_mode mode) {
       if (earlier.task != v && ordered(earlier.mode, mode)) before.push_back(earlier.task);
     };
@@ -130,6 +135,7 @@ void TaskIter::build() {
         (access.mode == NANORT_IN ? own.readers : own.concurrent).push_back(entry);
       }
     }
+    if (recorded_[v].undeferred) last_undeferred = static_cast<std::int64_t>(v);
     std::sort(before.begin(), before.end());
     before.erase(std::unique(before.begin(), before.end()), before.end());
     recorded_[v].predecessors = static_cast<int>(before.size());

@@ -42,9 +42,10 @@ class TaskIter {
 
   // Matches the recorded accesses into edges (once, before the first replay).
   void build();
-  // Replay: resets the Task objects for one more run of the graph (made at the first call)
-  // and returns its roots in 'roots'; 'last' marks the final replay (results may then go
-  // home early). The caller counts the tasks as children of the owner and pushes the roots.
+  // Replay: the Task objects for one more run of the graph (made and reset at the first
+  // call; later ones were reset as each task ended) and its roots in 'roots'; 'last' marks the
+  // final replay (results may then go home early). The caller pushes the roots and waits
+  // for replay_done().
   void arm(std::vector<Task *> &roots, bool last);
   // Every task of the current replay has completed and no thread touches them any more.
   bool replay_done() const;
@@ -72,6 +73,7 @@ class TaskIter {
     const char *label, *file;
     int line, priority;
     bool is_final, copy_deps;
+    bool undeferred;  // if(0): the tasks after it were created once it had ended
     int wanted_kind, wanted_index, placed_device;  // placed_device: by nanort_task_set_device
     std::vector<unsigned char> args;
     std::vector<Access> accesses, copies;

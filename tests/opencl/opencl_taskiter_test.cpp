@@ -56,7 +56,10 @@ class Taskiter : public OnDevice {
   // One iteration: two device tasks on the two halves, then the CPU task over all of x.
   void iteration(std::vector<int> &x, long &total) {
     const int n = static_cast<int>(x.size()), half = n / 2;
-    ASSERT_OK(Task(kAdd, AddArgs{x.data(), 3, half}).inout(x.data(), half).ndrange({half}).submit());
+    ASSERT_OK(Task(kAdd, AddArgs{x.data(), 3, half})
+                  .inout(x.data(), half)
+                  .ndrange({static_cast<std::size_t>(half)})
+                  .submit());
     ASSERT_OK(Task(kAdd, AddArgs{x.data() + half, 5, n - half})
                   .inout(x.data() + half, n - half)
                   .ndrange({static_cast<std::size_t>(n - half)})

@@ -228,6 +228,65 @@ TEST(Taskiter, ATaskAReplayCannotRepeatSpoilsTheRecording) {
   EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
 }
 
+// An if(0) task: its creator ran it before making the next tasks, which follow it in the
+// replays too, even where no access says so.
+void write_unseen(const Step &s) { s.a[0] = static_cast<double>(s.k) + s.b[0]; }
+
+TEST(Taskiter, TasksAfterAnUndeferredOneFollowItInTheReplays) {
+  double hidden = 0, step = 0, copy = -1;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  // Writes 'hidden' without naming it (and counts its runs in 'step').
+  nanort_task *t = nanort_task_create(&step_site, sizeof(Step));
+  const Step undeferred{bump, &step, nullptr, 0, 0};
+  std::memcpy(nanort_task_args(t), &undeferred, sizeof undeferred);
+  ASSERT_EQ(nanort_task_access(t, &step, sizeof step, NANORT_INOUT), NANORT_SUCCESS);
+  nanort_task_set_if(t, 0);
+  ASSERT_EQ(nanort_task_submit(t), NANORT_SUCCESS);
+  // Reads 'step' without naming it: only the if(0) order puts it after the bump.
+  ASSERT_EQ(spawn({write_unseen, &hidden, &step, 0, 100}, {{&hidden, sizeof hidden, NANORT_OUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(spawn({copy_a_to_b, &hidden, &copy, 0, 0},
+                  {{&hidden, sizeof hidden, NANORT_IN}, {&copy, sizeof copy, NANORT_OUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(iter, 29), NANORT_SUCCESS);
+  EXPECT_EQ(step, 30.0);
+  EXPECT_EQ(copy, 130.0);  // the last replay's write after its own bump
+}
+
+TEST(Taskiter, EndingTwiceOrATaskgroupAcrossTheBodyIsRefused) {
+  ASSERT_EQ(nanort_taskgroup_begin(), NANORT_SUCCESS);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskgroup_end(), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("taskgroup end inside a taskiter's body"),
+            std::string::npos)
+      << nanort_last_error();
+  ASSERT_EQ(nanort_taskiter_end(iter, 2), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskgroup_end(), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskiter_end(iter, 2), NANORT_ERROR_INVALID_ARGUMENT);  // (gone already)
+  EXPECT_NE(std::string(nanort_last_error()).find("no such taskiter records"), std::string::npos)
+      << nanort_last_error();
+}
+
+// A task whose body returns while it records fails, naming itself; its children run.
+void record_and_return(const Step &s) {
+  nanort_taskiter *iter = nullptr;
+  if (nanort_taskiter_begin(&iter) != NANORT_SUCCESS) return;
+  spawn({bump, s.a, nullptr, 0, 0}, {{s.a, sizeof(double), NANORT_INOUT}});
+}
+
+TEST(Taskiter, ABodyThatReturnsWhileRecordingFails) {
+  double x = 0;
+  ASSERT_EQ(spawn({record_and_return, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  EXPECT_NE(std::string(nanort_last_error()).find("returned with a taskiter still recording"),
+            std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(x, 1.0);
+}
+
 // A task that fails in a replay: the tasks after it in that replay do not run, no replay
 // follows, and the failure comes back from nanort_taskiter_end.
 std::atomic<int> fail_countdown{0};
@@ -287,19 +346,19 @@ TEST(Taskiter, InAFinalTaskNothingIsRecorded) {
 // of it, or 2-D blocks), partly overlapping, in random order; the same loop run sequentially
 // must give the same grid and the same values read.
 struct GridTask {
-  long *grid;   // 8 x 8, row-major
-  long *seen;   // where a reader leaves what it read
+  unsigned long *grid;  // 8 x 8, row-major (unsigned: the values wrap around, as they may)
+  unsigned long *seen;  // where a reader leaves what it read
   int row, col, rows, cols;
   int mode;     // NANORT_IN, NANORT_OUT or NANORT_INOUT
-  long salt;
+  unsigned long salt;
 };
 void grid_body(const GridTask &t) {
-  long sum = 0;
+  unsigned long sum = 0;
   for (int r = t.row; r < t.row + t.rows; ++r)
     for (int c = t.col; c < t.col + t.cols; ++c) {
-      long &cell = t.grid[r * 8 + c];
+      unsigned long &cell = t.grid[r * 8 + c];
       if (t.mode == NANORT_IN) sum = sum * 31 + cell;
-      else if (t.mode == NANORT_OUT) cell = t.salt + r * 8 + c;
+      else if (t.mode == NANORT_OUT) cell = t.salt + static_cast<unsigned long>(r * 8 + c);
       else cell = cell * 3 + t.salt;
     }
   if (t.mode == NANORT_IN) *t.seen = sum;
@@ -317,7 +376,7 @@ TEST(Taskiter, RandomOverlappingAccessesMatchTheSequentialRun) {
       return static_cast<int>((state >> 16) % static_cast<unsigned>(bound));
     };
     constexpr int kTasks = 40, kIterations = 7;
-    std::vector<long> grid(64, 1), grid_seq(64, 1), seen(kTasks, 0), seen_seq(kTasks, 0);
+    std::vector<unsigned long> grid(64, 1), grid_seq(64, 1), seen(kTasks, 0), seen_seq(kTasks, 0);
     std::vector<GridTask> tasks;
     for (int t = 0; t < kTasks; ++t) {
       GridTask g{};
@@ -328,7 +387,7 @@ TEST(Taskiter, RandomOverlappingAccessesMatchTheSequentialRun) {
       g.cols = rows_only ? 8 : 1 + next(8 - g.col);
       const int m = next(3);
       g.mode = m == 0 ? NANORT_IN : m == 1 ? NANORT_OUT : NANORT_INOUT;
-      g.salt = seed * 1000 + t;
+      g.salt = seed * 1000u + static_cast<unsigned>(t);
       tasks.push_back(g);
     }
     for (int it = 0; it < kIterations; ++it)
@@ -347,11 +406,14 @@ TEST(Taskiter, RandomOverlappingAccessesMatchTheSequentialRun) {
       nanort_task *task = nanort_task_create(&grid_site, sizeof g);
       ASSERT_NE(task, nullptr);
       std::memcpy(nanort_task_args(task), &g, sizeof g);
-      ASSERT_EQ(nanort_task_access_2d(task, grid.data() + g.row * 8 + g.col, g.cols * sizeof(long),
-                                      g.rows, 8 * sizeof(long), static_cast<nanort_access_mode>(g.mode)),
+      ASSERT_EQ(nanort_task_access_2d(task, grid.data() + g.row * 8 + g.col,
+                                      g.cols * sizeof(unsigned long), g.rows,
+                                      8 * sizeof(unsigned long),
+                                      static_cast<nanort_access_mode>(g.mode)),
                 NANORT_SUCCESS);
       if (g.mode == NANORT_IN) {
-        ASSERT_EQ(nanort_task_access(task, &seen[t], sizeof(long), NANORT_OUT), NANORT_SUCCESS);
+        ASSERT_EQ(nanort_task_access(task, &seen[t], sizeof(unsigned long), NANORT_OUT),
+                  NANORT_SUCCESS);
       }
       ASSERT_EQ(nanort_task_submit(task), NANORT_SUCCESS) << nanort_last_error();
     }

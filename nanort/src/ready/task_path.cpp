@@ -267,6 +267,8 @@ void Runtime::run_body(Task *task, int lane) {
     try {
       acquire_host_data(task);
       task->impl->smp_fn(task->args);
+      if (task->recording) [[unlikely]]
+        end_abandoned_recording(task);
     } catch (const std::exception &e) {
       task->failed = true;
       task->parent->record_error(task->describe() + " threw: " + e.what());
@@ -294,7 +296,10 @@ void Runtime::execute(Task *task, int lane, Task **next) {
   run_body(task, lane);
   if (!task->counted_in_parent && task->children() > 0) {
     // Run at once but it left children running: from now on the parent waits for it too.
+    // (Run by the thread of the parent's body, which alone writes counted_children: without
+    // it the parent's end would not count 'alive' down and would complete it at once.)
     task->parent->alive.fetch_add(1, std::memory_order_relaxed);
+    task->parent->counted_children = true;
     task->counted_in_parent = true;
   }
   finish_body(task, next);
@@ -573,6 +578,15 @@ void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1,
 // ---------------------------------------------------------------------------------------------
 // Taskiter
 
+void Runtime::end_abandoned_recording(Task *task) {
+  delete task->recording;  // (what it recorded are ordinary children: they run on)
+  task->recording = nullptr;
+  task->failed = true;
+  task->parent->record_error(task->describe() +
+                             " returned with a taskiter still recording (nanort_taskiter_end "
+                             "was not called): nothing of it was replayed");
+}
+
 TaskIter *Runtime::taskiter_begin() {
   Task *owner = current_task();
   if (owner->is_final) return nullptr;  // its tasks run at once, in order: nothing to replay
@@ -585,9 +599,9 @@ TaskIter *Runtime::taskiter_begin() {
 
 nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
   Task *owner = current_task();
-  if (iter->owner() != owner)
-    throw std::invalid_argument("nanort_taskiter_end: called from another task than the "
-                                "nanort_taskiter_begin it ends");
+  if (owner->recording != iter)  // (before 'iter' is read: it may be gone)
+    throw std::invalid_argument("nanort_taskiter_end: no such taskiter records in the calling "
+                                "task (ended already, or begun by another task)");
   std::unique_ptr<TaskIter> recording(iter);
   owner->recording = nullptr;
   wait_for_children(owner, 0);  // the recorded iteration (and the owner's tasks before it)
