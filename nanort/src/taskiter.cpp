@@ -184,41 +184,28 @@ void TaskIter::reset(Task &task, const Recorded &r, Task *owner) {
   if (!r.args.empty()) std::memcpy(task.args, r.args.data(), r.args.size());
 }
 
+void TaskIter::make_tasks(const std::function<Task *(const nanort_task_site *, std::size_t)> &create) {
+  tasks_.reserve(recorded_.size());
+  for (std::size_t i = 0; i < recorded_.size(); ++i) {
+    const Recorded &r = recorded_[i];
+    Task *task = create(r.site, r.args.size());
+    for (const Access &access : r.accesses) task->accesses.push_back(access);
+    for (const Access &copy : r.copies) task->copies.push_back(copy);
+    task->copy_deps = r.copy_deps;
+    task->ndrange_dims = r.ndrange_dims;
+    std::copy(r.ndrange_global, r.ndrange_global + 3, task->ndrange_global);
+    std::copy(r.ndrange_local, r.ndrange_local + 3, task->ndrange_local);
+    task->shmem_bytes = r.shmem_bytes;
+    task->replayed = true;
+    task->replay = this;
+    task->replay_index = static_cast<std::uint32_t>(i);
+    tasks_.push_back(task);
+    reset(*task, r, owner_);  // (the later replays: reset as each task ends, ended())
+  }
+}
+
 void TaskIter::arm(std::vector<Task *> &roots, bool last) {
   last_ = last;
-  if (tasks_.empty()) {
-    tasks_.reserve(recorded_.size());
-    for (std::size_t i = 0; i < recorded_.size(); ++i) {
-      const Recorded &r = recorded_[i];
-      auto *task = new Task;
-      task->site = r.site;
-      task->taskgroup = task->inherited_taskgroup = owner_->taskgroup;
-      task->args_size = r.args.size();
-      task->args = task->args_size <= Task::kInlineArgs
-                       ? task->inline_args
-                       : static_cast<unsigned char *>(
-                             std::aligned_alloc(16, (task->args_size + 15) & ~std::size_t(15)));
-      if (!task->args) {
-        delete task;
-        throw std::bad_alloc();
-      }
-      for (const Access &access : r.accesses) task->accesses.push_back(access);
-      for (const Access &copy : r.copies) task->copies.push_back(copy);
-      task->copy_deps = r.copy_deps;
-      task->ndrange_dims = r.ndrange_dims;
-      std::copy(r.ndrange_global, r.ndrange_global + 3, task->ndrange_global);
-      std::copy(r.ndrange_local, r.ndrange_local + 3, task->ndrange_local);
-      task->shmem_bytes = r.shmem_bytes;
-      task->replayed = true;
-      task->replay = this;
-      task->replay_index = static_cast<std::uint32_t>(i);
-      tasks_.push_back(task);
-    }
-  }
-  if (!armed_) {  // the first replay; the later ones were reset as each task ended (ended())
-    for (std::size_t i = 0; i < tasks_.size(); ++i) reset(*tasks_[i], recorded_[i], owner_);
-    armed_ = true;
-  }
   left_.store(tasks_.size(), std::memory_order_relaxed);
   roots.clear();
   for (std::size_t i = 0; i < tasks_.size(); ++i)

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,10 +43,11 @@ class TaskIter {
 
   // Matches the recorded accesses into edges (once, before the first replay).
   void build();
-  // Replay: the Task objects for one more run of the graph (made and reset at the first
-  // call; later ones were reset as each task ended) and its roots in 'roots'; 'last' marks the
-  // final replay (results may then go home early). The caller pushes the roots and waits
-  // for replay_done().
+  // The Task objects every replay runs, made once by 'create' (Runtime::create) and set as
+  // submit would set the recorded ones.
+  void make_tasks(const std::function<Task *(const nanort_task_site *, std::size_t)> &create);
+  // One more run of the graph: its roots in 'roots'; 'last' marks the final replay (results
+  // may then go home early). The caller pushes the roots and waits for replay_done().
   void arm(std::vector<Task *> &roots, bool last);
   // Every task of the current replay has completed and no thread touches them any more.
   bool replay_done() const;
@@ -93,7 +95,6 @@ class TaskIter {
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;
   bool last_ = false;
-  bool armed_ = false;  // the tasks were reset once (arm())
 };
 
 template <class ReadyList>

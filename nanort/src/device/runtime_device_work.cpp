@@ -74,8 +74,9 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
 }
 
 void Runtime::device_task_launched(Task *task, int device) {
-  // Nobody depends on it, or (a replayed task) its successors wait for its end.
-  if (task->accesses.empty() || !task->in_domain) return;
+  // Not in its parent's domain: no accesses (nobody depends on it), or a replayed task (its
+  // successors wait for its end).
+  if (!task->in_domain) return;
   ReadyList ready;
   task->parent->child_domain->launched(task, device, ready);
   push_ready(ready);

@@ -611,6 +611,9 @@ nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
   if (nanort_status status = collect_errors(owner)) return status;  // nothing more runs
   if (replays == 0 || iter->size() == 0) return NANORT_SUCCESS;
   iter->build();
+  iter->make_tasks([this](const nanort_task_site *site, std::size_t args_size) {
+    return create(site, args_size);
+  });
   std::vector<Task *> roots;
   for (std::uint64_t k = 0; k < replays && !iter->failed(); ++k) {
     iter->arm(roots, k + 1 == replays);
