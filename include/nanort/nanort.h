@@ -502,6 +502,36 @@ NANORT_API nanort_status nanort_taskiter_begin(nanort_taskiter **iter);
  * nothing; an iter that does not record in the calling task (ended already): fails. A task
  * whose body returns while it records fails, and nothing of its recording is replayed. */
 NANORT_API nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t replays);
+/* The same as nanort_taskiter_end, except that iter stays: later calls replay the graph
+ * again (a loop whose condition is evaluated on the host after each iteration replays one
+ * iteration per call). The first call ends the recording; 'replays' may be 0. End with
+ * nanort_taskiter_end (which may replay more). iter NULL: does nothing. */
+NANORT_API nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Taskgraph: a region recorded once and replayed at its later encounters (OpenMP 6.0)       */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct nanort_taskgraph nanort_taskgraph;
+
+/* Enters a taskgraph region. 'construct' is an address unique to the construct in the
+ * program (a static variable of its own), graph_id tells apart the graphs of one construct.
+ * First waits for the caller's earlier tasks (as nanort_taskwait_noflush does). Then, when a
+ * graph of (construct, graph_id) was recorded and 'reset' is 0, replays it, with the argument
+ * blocks and dependences of its recording, and returns with *run_block 0 once it has ended
+ * (the region's code is not run again) and the failures of its tasks. Otherwise (the first
+ * encounter, 'reset' not 0, or the graph being recorded or replayed by another task at that
+ * moment) *run_block is 1: the caller runs the region, whose tasks are recorded (the graph
+ * kept until the program ends) when *graph is not NULL; in a final task *graph is NULL and
+ * nothing is recorded. Recording refuses what nanort_taskiter_begin's recording refuses. */
+NANORT_API nanort_status nanort_taskgraph_begin(const void *construct, uint64_t graph_id,
+                                                int reset, nanort_taskgraph **graph,
+                                                int *run_block);
+/* Leaves the region: ends a recording (graph not NULL) and waits for the region's tasks; with
+ * graph NULL waits for the caller's tasks when 'wait' is not 0 (OpenMP's implicit taskgroup;
+ * a recording always waits: later tasks are not matched against replayed ones). Returns the
+ * failures of the region's tasks as nanort_taskwait_noflush returns them. */
+NANORT_API nanort_status nanort_taskgraph_end(nanort_taskgraph *graph, int wait);
 
 #ifdef __cplusplus
 }

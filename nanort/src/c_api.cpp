@@ -634,4 +634,37 @@ nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t replays) {
   });
 }
 
+nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays) {
+  if (!iter) return NANORT_SUCCESS;
+  return guarded([&] {
+    return Runtime::get().taskiter_replay(reinterpret_cast<nanort::rt::TaskIter *>(iter),
+                                          replays);
+  });
+}
+
+nanort_status nanort_taskgraph_begin(const void *construct, uint64_t graph_id, int reset,
+                                     nanort_taskgraph **graph, int *run_block) {
+  if (!construct || !graph || !run_block)
+    return fail(NANORT_ERROR_INVALID_ARGUMENT,
+                "nanort_taskgraph_begin: construct, graph or run_block is NULL");
+  *graph = nullptr;
+  *run_block = 1;
+  return guarded([&] {
+    nanort::rt::TaskIter *recording = nullptr;
+    bool run = true;
+    nanort_status status =
+        Runtime::get().taskgraph_begin(construct, graph_id, reset != 0, &recording, run);
+    *graph = reinterpret_cast<nanort_taskgraph *>(recording);
+    *run_block = run ? 1 : 0;
+    return status;
+  });
+}
+
+nanort_status nanort_taskgraph_end(nanort_taskgraph *graph, int wait) {
+  return guarded([&] {
+    return Runtime::get().taskgraph_end(reinterpret_cast<nanort::rt::TaskIter *>(graph),
+                                        wait != 0);
+  });
+}
+
 }  // extern "C"

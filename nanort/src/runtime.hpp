@@ -93,6 +93,13 @@ class Runtime final : public DeviceWork {
   // and returns as taskwait_noflush does.
   TaskIter *taskiter_begin();
   nanort_status taskiter_end(TaskIter *iter, std::uint64_t replays);
+  // The same, keeping 'iter' for more replays (nanort_taskiter_replay).
+  nanort_status taskiter_replay(TaskIter *iter, std::uint64_t replays);
+  // nanort_taskgraph_begin / _end: a recording kept per (construct, graph id), replayed at the
+  // construct's later encounters.
+  nanort_status taskgraph_begin(const void *construct, std::uint64_t graph_id, bool reset,
+                                TaskIter **graph, bool &run_block);
+  nanort_status taskgraph_end(TaskIter *graph, bool wait);
   // A task whose body returned while recording: the recording is dropped and the task fails.
   void end_abandoned_recording(Task *task);
 
@@ -221,6 +228,10 @@ class Runtime final : public DeviceWork {
   static void give_back_credits(Task *task);
   void worker_loop(int lane);
   nanort_status collect_errors(Task *task);
+  // Taskiter and taskgraph: the end of a recording (waits for its tasks; throws when it
+  // cannot be replayed), and 'count' replays of a recorded graph by 'owner'.
+  nanort_status end_recording(TaskIter *iter, Task *owner);
+  nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count);
 
   Config config_;
   std::unique_ptr<Topology> topology_;
@@ -260,6 +271,18 @@ class Runtime final : public DeviceWork {
   bool reported_ = false;                  // under report_mutex_
   bool uncollected_failures_ = false;       // seen by stop()
   HostRegistration host_registration_;  // nanort_host_register
+  // Taskiters whose recording ended and that nanort_taskiter_replay keeps for more replays.
+  std::mutex taskiters_mutex_;
+  std::vector<std::unique_ptr<TaskIter>> kept_taskiters_;
+  // Taskgraphs: per (construct, graph id), the recording kept (null: none yet, or dropped
+  // after a failure) and whether an encounter records or replays it now.
+  struct TaskGraph {
+    std::unique_ptr<TaskIter> graph;
+    TaskIter *recording = nullptr;
+    bool busy = false;
+  };
+  std::mutex taskgraphs_mutex_;
+  std::map<std::pair<const void *, std::uint64_t>, TaskGraph> taskgraphs_;
 };
 
 }  // namespace nanort::rt

@@ -204,7 +204,11 @@ void TaskIter::make_tasks(const std::function<Task *(const nanort_task_site *, s
   }
 }
 
-void TaskIter::arm(std::vector<Task *> &roots, bool last) {
+void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {
+  if (owner != owner_) {
+    owner_ = owner;
+    for (Task *task : tasks_) task->parent = owner;
+  }
   last_ = last;
   left_.store(tasks_.size(), std::memory_order_relaxed);
   roots.clear();

@@ -33,6 +33,8 @@ class TaskIter {
   TaskIter &operator=(const TaskIter &) = delete;
 
   Task *owner() const { return owner_; }
+  // The graph was matched and its tasks made (before the first replay).
+  bool built() const { return !tasks_.empty() || recorded_.empty(); }
   // A task the owner submits while recording. Throws std::invalid_argument, naming the task,
   // for what a replay cannot repeat (arguments that need a destructor, reductions); the
   // recording is then spoiled: end() replays nothing and says why.
@@ -46,9 +48,11 @@ class TaskIter {
   // The Task objects every replay runs, made once by 'create' (Runtime::create) and set as
   // submit would set the recorded ones.
   void make_tasks(const std::function<Task *(const nanort_task_site *, std::size_t)> &create);
-  // One more run of the graph: its roots in 'roots'; 'last' marks the final replay (results
-  // may then go home early). The caller pushes the roots and waits for replay_done().
-  void arm(std::vector<Task *> &roots, bool last);
+  // One more run of the graph by 'owner' (the replayed tasks' parent: a taskgraph's later
+  // encounters may come from other tasks): its roots in 'roots'; 'last' marks the final
+  // replay (results may then go home early). The caller pushes the roots and waits for
+  // replay_done().
+  void arm(std::vector<Task *> &roots, bool last, Task *owner);
   // Every task of the current replay has completed and no thread touches them any more.
   bool replay_done() const;
   // A replayed task completed: its successors that wait for nothing more go to 'ready'.
@@ -87,7 +91,7 @@ class TaskIter {
   };
   static void reset(Task &task, const Recorded &recorded, Task *owner);
 
-  Task *const owner_;
+  Task *owner_;
   std::vector<Recorded> recorded_;
   std::string spoiled_;
   std::vector<Task *> tasks_;  // one per recorded task, reused by every replay

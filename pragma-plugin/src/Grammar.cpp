@@ -20,6 +20,8 @@ static const DirectiveInfo Directives[] = {
     {"taskyield", DirectiveKind::Ignored, 0, true, false},
     {"taskgroup", DirectiveKind::Taskgroup, OnTaskgroup, false, false},
     {"declare", DirectiveKind::Declare, 0, true, false}, // declare reduction only
+    {"taskiter", DirectiveKind::Taskiter, OnTaskiter, false, false},
+    {"taskgraph", DirectiveKind::Taskgraph, OnTaskgraph, false, false},
 };
 
 static constexpr AccessMode NoMode = AccessMode::In;
@@ -43,7 +45,9 @@ static const ClauseInfo Clauses[] = {
     {"depend", ClauseKind::Depend, ArgKind::DependList, OnTasks | OnTaskwait, NoMode, nullptr,
      nullptr},
     // Data sharing of inline tasks.
-    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
+    // (On taskiter, OmpSs-2 accepts shared: its loop runs where it is, every name is shared.)
+    {"shared", ClauseKind::Shared, ArgKind::VarList, OnTasks | OnTaskiter, NoMode, nullptr,
+     nullptr},
     {"private", ClauseKind::Private, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
     {"firstprivate", ClauseKind::Firstprivate, ArgKind::VarList, OnTasks, NoMode, nullptr, nullptr},
     // OmpSs-1: an 'in' dependence on the variable, and a private copy made when the task
@@ -64,7 +68,7 @@ static const ClauseInfo Clauses[] = {
     // Task properties.
     {"priority", ClauseKind::Priority, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     {"label", ClauseKind::Label, ArgKind::Name, OnTasks, NoMode, nullptr, nullptr},
-    {"if", ClauseKind::If, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
+    {"if", ClauseKind::If, ArgKind::Expr, OnTasks | OnTaskgraph, NoMode, nullptr, nullptr},
     {"final", ClauseKind::Final, ArgKind::Expr, OnTasks, NoMode, nullptr, nullptr},
     // OmpSs-2: cost is evaluated and ignored (the C ABI has no cost hint; dmda measures times
     // instead); onready's expression runs when the task starts, before its body.
@@ -93,8 +97,16 @@ static const ClauseInfo Clauses[] = {
     // taskloop.
     {"grainsize", ClauseKind::Grainsize, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
     {"num_tasks", ClauseKind::NumTasks, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
-    {"nogroup", ClauseKind::Nogroup, ArgKind::None, OnTaskloop, NoMode, nullptr, nullptr},
+    {"nogroup", ClauseKind::Nogroup, ArgKind::None, OnTaskloop | OnTaskgraph, NoMode, nullptr,
+     nullptr},
     {"collapse", ClauseKind::Collapse, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
+    // taskiter and taskgraph (Taskiter.cpp).
+    {"unroll", ClauseKind::Unroll, ArgKind::Expr, OnTaskiter, NoMode, nullptr, nullptr},
+    {"update", ClauseKind::Update, ArgKind::None, OnTaskiter, NoMode, nullptr,
+     "the replays run the tasks with the argument values of the recorded iterations; drop "
+     "'update', or leave the loop without taskiter where the values change"},
+    {"graph_id", ClauseKind::GraphId, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
+    {"graph_reset", ClauseKind::GraphReset, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
 };
 
 // OpenMP directives outside what nanort lowers: rejected by name, so that the message says
@@ -106,7 +118,7 @@ static const char *const OtherOpenMP[] = {
     "loop",       "scope",      "requires",   "metadirective", "cancel",   "cancellation",
     "allocate",   "tile",       "unroll",     "depobj",       "scan",      "error",
     "nothing",    "interop",    "dispatch",   "assume",       "assumes",   "begin",
-    "end",        "release",    "taskiter",
+    "end",        "release",
 };
 
 const DirectiveInfo *findDirective(StringRef Spelling) {

@@ -18,7 +18,10 @@ namespace nanort {
 
 // Ignored: hints that change no result (simd, declare simd) and taskyield: the pragma line
 // goes, nothing else.
-enum class DirectiveKind { Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop, Taskgroup, Declare };
+enum class DirectiveKind {
+  Task, Taskwait, Target, Critical, Atomic, Ignored, Taskloop, Taskgroup, Declare,
+  Taskiter, Taskgraph
+};
 
 // Bit masks of directives, for "which clause goes with which directive".
 enum : unsigned {
@@ -27,6 +30,8 @@ enum : unsigned {
   OnTarget = 1u << 2,
   OnTaskloop = 1u << 3,
   OnTaskgroup = 1u << 4,
+  OnTaskiter = 1u << 5,
+  OnTaskgraph = 1u << 6,
   // What an inline task and the tasks of a taskloop share.
   OnTasks = OnTask | OnTaskloop,
 };
@@ -53,6 +58,7 @@ enum class ClauseKind {
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
   Grainsize, NumTasks, Nogroup, Collapse,
+  Unroll, Update, GraphId, GraphReset,
   Reduction, WeakReduction, InReduction, TaskReduction,
 };
 

@@ -457,6 +457,12 @@ private:
                      const Reductions *Red);
   bool UsesReductions = false; // the prelude defines nanort_reduction_copy
   void lowerTaskgroup(const Pragma &P, const Candidate &C);
+  // taskiter and taskgraph (Taskiter.cpp).
+  void lowerTaskiter(const Pragma &P, const Candidate &C);
+  void lowerTaskgraph(const Pragma &P, const Candidate &C);
+  bool checkReplayedBody(const Pragma &P, SourceLocation Begin, SourceLocation End);
+  void stmtRange(const Stmt *S, SourceLocation &Begin, SourceLocation &End) const;
+  bool UsesTaskiter = false; // the prelude defines nanort_ti_wait
   // declare reduction: per type, a typedef and the functions of a NANORT_REDUCE_USER operator.
   struct DeclaredReduction {
     const Toks *Type;
@@ -477,6 +483,7 @@ private:
   void emitSource(Code &C, SourceRange R) const;
   void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop,
                         ArrayRef<const VarDecl *> Scope);
+  void emitTripCount(Code &C, const Pragma &Task, const TaskloopLoop &Lv, const std::string &X);
   // The loop variables' types and names, outermost first (one unless collapse(n)).
   std::vector<std::pair<std::string, std::string>> loopVars(const TaskloopLoop &Loop) const {
     std::vector<std::pair<std::string, std::string>> V;

@@ -186,6 +186,12 @@ bool Lowerer::run(bool DefineKernelKeywords, std::string &Out,
     case DirectiveKind::Taskgroup:
       lowerTaskgroup(*W.P, *W.C);
       break;
+    case DirectiveKind::Taskiter:
+      lowerTaskiter(*W.P, *W.C);
+      break;
+    case DirectiveKind::Taskgraph:
+      lowerTaskgraph(*W.P, *W.C);
+      break;
     case DirectiveKind::Declare:
       break;
     case DirectiveKind::Target:

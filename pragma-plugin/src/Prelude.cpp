@@ -85,6 +85,13 @@ std::string Lowerer::prelude() const {
            "    : std::is_same<T, double>::value ? NANORT_TYPE_DOUBLE\n"
            "    : std::is_same<T, long double>::value ? NANORT_TYPE_LONG_DOUBLE : 0;\n}\n";
   }
+  // taskiter without unroll: before the loop's condition after the recorded iteration, the
+  // recording ends and its tasks are waited for (the condition may read what they wrote).
+  if (UsesTaskiter)
+    S += "static inline __attribute__((unused)) int nanort_ti_wait(nanort_taskiter *nanort_t, "
+         "unsigned long long nanort_k, const char *nanort_what) {\n"
+         "  if (nanort_k == 1) nanort_check(nanort_taskiter_replay(nanort_t, 0), nanort_what);\n"
+         "  return 1;\n}\n";
   if (UsesTaskloop)
     S += taskloopPrelude();
   S += FileModuleDefs;

@@ -42,6 +42,46 @@ void Lowerer::emitSource(Code &C, SourceRange R) const {
   C << RW.getRewrittenText(CharSourceRange::getTokenRange(R)) << "\n";
 }
 
+// One loop's start, bound and step, evaluated once, and its trip count: nanort_tl_lbX,
+// nanort_tl_ubX, nanort_tl_stepX, nanort_tl_nX (X: the loop's suffix); a step that never
+// reaches the bound is a run-time error that names the pragma.
+void Lowerer::emitTripCount(Code &C, const Pragma &Task, const TaskloopLoop &Lv,
+                            const std::string &X) {
+  std::string Where = printfText("nanort: " + std::string(fileName(Task.Begin)) + ":" +
+                                 std::to_string(lineOf(Task.Begin)) + ": " + dirName(Task) +
+                                 ": ");
+  std::string Var = Lv.Var->getName().str();
+  QualType T = Lv.Var->getType().getNonReferenceType().getUnqualifiedType();
+  if (!Lv.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
+    auto View =
+        C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
+    C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
+  }
+  C << decl(T, "nanort_tl_lb" + X) << " = (";
+  emitSource(C, Lv.Lower);
+  C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub" << X
+    << " = (";
+  emitSource(C, Lv.Upper);
+  C << ");\nunsigned long long nanort_tl_step" << X << " = "
+    << (Lv.StepNegated ? "0ULL - " : "") << "(unsigned long long)(";
+  if (Lv.Step.isValid())
+    emitSource(C, Lv.Step);
+  else
+    C << "1";
+  C << ");\nunsigned long long nanort_tl_n" << X << " = 0;\n";
+  const char *Op = Lv.Up ? (Lv.Inclusive ? "<=" : "<") : (Lv.Inclusive ? ">=" : ">");
+  C << "if (nanort_tl_lb" << X << " " << Op << " nanort_tl_ub" << X
+    << ") {\n  if ((long long)nanort_tl_step" << X << " " << (Lv.Up ? "<= 0" : ">= 0")
+    << ") nanort_tl_error("
+    << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
+                "' never reaches its bound\n")
+    << ", (long long)nanort_tl_step" << X << ");\n  nanort_tl_n" << X << " = ("
+    << (Lv.Up ? "(unsigned long long)nanort_tl_ub" + X + " - (unsigned long long)nanort_tl_lb" + X
+              : "(unsigned long long)nanort_tl_lb" + X + " - (unsigned long long)nanort_tl_ub" + X)
+    << (Lv.Inclusive ? "" : " - 1") << ") / "
+    << (Lv.Up ? "nanort_tl_step" + X : "(0ULL - nanort_tl_step" + X + ")") << " + 1;\n}\n";
+}
+
 // Where a taskloop's tasks are created: the loop's start, bound and step, evaluated once; the
 // number of iterations; the number of chunks (grainsize, num_tasks, or 4 per CPU worker); then
 // a loop over the chunks, each made by the inline task's code that follows.
@@ -67,40 +107,8 @@ void Lowerer::emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &
   // with its level, and the count split is the product of theirs).
   std::vector<const TaskloopLoop *> Levels = Loop.levels();
   bool Collapsed = Levels.size() > 1;
-  for (unsigned L = 0; L < Levels.size(); ++L) {
-    const TaskloopLoop &Lv = *Levels[L];
-    std::string X = Collapsed ? std::to_string(L) : "";
-    std::string Var = Lv.Var->getName().str();
-    QualType T = Lv.Var->getType().getNonReferenceType().getUnqualifiedType();
-    if (!Lv.DeclaredInInit) { // its value after the loop is unspecified (OpenMP): left as is
-      auto View =
-          C.Subst ? C.Subst->find(Var) : std::map<std::string, std::string>::const_iterator();
-      C << "(void)" << (C.Subst && View != C.Subst->end() ? View->second : Var) << ";\n";
-    }
-    C << decl(T, "nanort_tl_lb" + X) << " = (";
-    emitSource(C, Lv.Lower);
-    C << ");\n" << (CPP ? "auto" : "__extension__ __auto_type") << " nanort_tl_ub" << X
-      << " = (";
-    emitSource(C, Lv.Upper);
-    C << ");\nunsigned long long nanort_tl_step" << X << " = "
-      << (Lv.StepNegated ? "0ULL - " : "") << "(unsigned long long)(";
-    if (Lv.Step.isValid())
-      emitSource(C, Lv.Step);
-    else
-      C << "1";
-    C << ");\nunsigned long long nanort_tl_n" << X << " = 0;\n";
-    const char *Op = Lv.Up ? (Lv.Inclusive ? "<=" : "<") : (Lv.Inclusive ? ">=" : ">");
-    C << "if (nanort_tl_lb" << X << " " << Op << " nanort_tl_ub" << X
-      << ") {\n  if ((long long)nanort_tl_step" << X << " " << (Lv.Up ? "<= 0" : ">= 0")
-      << ") nanort_tl_error("
-      << cLiteral(Where + "the loop's step is %lld: '" + printfText(Var) +
-                  "' never reaches its bound\n")
-      << ", (long long)nanort_tl_step" << X << ");\n  nanort_tl_n" << X << " = ("
-      << (Lv.Up ? "(unsigned long long)nanort_tl_ub" + X + " - (unsigned long long)nanort_tl_lb" + X
-                : "(unsigned long long)nanort_tl_lb" + X + " - (unsigned long long)nanort_tl_ub" + X)
-      << (Lv.Inclusive ? "" : " - 1") << ") / "
-      << (Lv.Up ? "nanort_tl_step" + X : "(0ULL - nanort_tl_step" + X + ")") << " + 1;\n}\n";
-  }
+  for (unsigned L = 0; L < Levels.size(); ++L)
+    emitTripCount(C, Task, *Levels[L], Collapsed ? std::to_string(L) : "");
   if (Collapsed) {
     C << "unsigned long long nanort_tl_n = nanort_tl_n0";
     for (unsigned L = 1; L < Levels.size(); ++L)

@@ -281,7 +281,7 @@ rm -rf \"\$tmp\""
       run_command 0 "$S/plain"
     fi
     run_command 1 "$W/nanocc" -c "$S/plain.c" -o "$S/plain.o"
-    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, target, critical, atomic, declare reduction)
+    expect_stderr "$S/plain.c:4:13: error: OpenMP directive '#pragma omp parallel' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, taskiter, taskgraph, target, critical, atomic, declare reduction)
     4 | #pragma omp parallel for reduction(+ : s)
       |             ^
 $S/plain.c:4:13: note: OmpSs programs need no parallel region: tasks run on every CPU worker from main on; remove the line and keep the tasks in it (a 'parallel for' loop becomes '#pragma omp taskloop')

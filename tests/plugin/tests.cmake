@@ -26,7 +26,7 @@ set(plugin_wrappers ${PROJECT_BINARY_DIR}/pragma-plugin)
 # Diagnostics, with -verify.
 foreach(file grammar.c association.c lowering_c.c lowering_more.c inline_c.c header.c
              single_source.c cuda.c versions.c sections.c nonvoid.c taskloop.c reductions.c
-             local_tasks.c
+             local_tasks.c taskiter.c
              cxx_functions.cpp cxx_inline.cpp cxx_more.cpp versions.cpp nonvoid.cpp taskloop.cpp
              local_tasks.cpp)
   if(file MATCHES "\\.c$")
@@ -236,6 +236,30 @@ foreach(variant ${taskloop_variants})
                             COMMAND ${plugin_bin}/${variant}/taskloop_c)
     set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKLOOP_ERROR=${case}"
                          FIXTURES_REQUIRED plugin_taskloop_${variant})
+    nanort_test_properties(plugin ${test})
+  endforeach()
+endforeach()
+# taskiter and taskgraph (issue 22): loops whose later iterations replay the first one's tasks
+# (unroll(2) over swapped pointers, while and do-while conditions that read the tasks' results,
+# a loop that is not canonical, function tasks, inside an inline task and a final task), and
+# taskgraph regions replayed per graph_id; each against the loop run in order. Then its
+# run-time errors, from the binary that test built.
+nanort_plugin_program(taskiter_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskiter.c -lm)
+foreach(variant ${taskloop_variants})
+  set_tests_properties(plugin.run.taskiter_c.${variant} PROPERTIES
+                       FIXTURES_SETUP plugin_taskiter_${variant})
+  foreach(entry "unroll|taskiter.c:122: '#pragma oss taskiter': unroll(zero) is 0; it must be positive"
+                "taskwait|taskwait inside a taskiter's body: the replays would not wait there")
+    string(FIND "${entry}" "|" bar)
+    string(SUBSTRING "${entry}" 0 ${bar} case)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${entry}" ${bar} -1 message)
+    set(test plugin.taskiter.${case}.${variant})
+    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "${message}"
+                            REJECT "FAILED" "not stopped"
+                            COMMAND ${plugin_bin}/${variant}/taskiter_c)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKITER_ERROR=${case}"
+                         FIXTURES_REQUIRED plugin_taskiter_${variant})
     nanort_test_properties(plugin ${test})
   endforeach()
 endforeach()
@@ -691,6 +715,13 @@ add_test(NAME plugin.golden.taskloop.c
                  ${PROJECT_SOURCE_DIR}/include taskloop.c taskloop.c.expected
                  ${plugin_bin}/golden/taskloop.c
          WORKING_DIRECTORY ${plugin_dir}/golden)
+# taskiter's two lowerings (a condition evaluated after each replay; unroll's trip count) and
+# taskgraph's (issue 22).
+add_test(NAME plugin.golden.taskiter.c
+         COMMAND ${plugin_dir}/check_golden.sh ${NANORT_CLANG_C} ${plugin_so}
+                 ${PROJECT_SOURCE_DIR}/include taskiter.c taskiter.c.expected
+                 ${plugin_bin}/golden/taskiter.c
+         WORKING_DIRECTORY ${plugin_dir}/golden)
 # Reductions and collapse(2) on taskloops (issue 19): OpenMP's group as a taskgroup with the
 # reduction, OmpSs-2's reduction chunks, the product space and its iterations turned back into
 # the loops' variables.
@@ -737,7 +768,7 @@ set_tests_properties(plugin.golden.lowering.c plugin.golden.cuda.c plugin.golden
                      plugin.golden.taskloop.c plugin.golden.vla.c plugin.golden.clauses.c
                      plugin.golden.reductions.c plugin.golden.task_env.c
                      plugin.golden.taskloop_reduction.c
-                     plugin.golden.block_tasks.c
+                     plugin.golden.block_tasks.c plugin.golden.taskiter.c
                      PROPERTIES LABELS plugin TIMEOUT 60)
 
 # nanort_annotate from the installed package, with clang 19 as the consumer's compiler (the

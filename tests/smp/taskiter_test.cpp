@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -447,3 +448,104 @@ TEST(Taskiter, CxxLambdasReplayAndCapturesWithDestructorsAreRefused) {
 }
 
 }  // namespace
+
+// nanort_taskiter_replay: one replay per call (a loop whose condition the host evaluates after
+// each iteration), the taskiter kept until nanort_taskiter_end; a bad handle is refused.
+TEST(Taskiter, ReplayPerCallKeepsTheGraphUntilTheEnd) {
+  double sum = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 3}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_replay(iter, 0), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 3.0);  // the recorded iteration has ended
+  int iterations = 1;
+  while (sum < 20) {  // the condition reads what the tasks wrote
+    ASSERT_EQ(nanort_taskiter_replay(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+    ++iterations;
+  }
+  EXPECT_EQ(iterations, 7);
+  EXPECT_EQ(sum, 21.0);
+  ASSERT_EQ(nanort_taskiter_end(iter, 2), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 27.0);
+  EXPECT_EQ(nanort_taskiter_replay(iter, 1), NANORT_ERROR_INVALID_ARGUMENT);  // ended
+  EXPECT_NE(std::string(nanort_last_error()).find("no such taskiter"), std::string::npos);
+}
+
+// A taskgraph region: recorded at the first encounter, replayed at the later ones (also from
+// another task), per graph id; graph_reset records again; tasks before the region come first.
+void region(nanort_taskgraph **graph, double *x, double delta, std::uint64_t id, int reset,
+            int *ran) {
+  static char construct;
+  int run_block = -1;
+  ASSERT_EQ(nanort_taskgraph_begin(&construct, id, reset, graph, &run_block), NANORT_SUCCESS)
+      << nanort_last_error();
+  *ran = run_block;
+  if (run_block) {
+    ASSERT_NE(*graph, nullptr);
+    for (long k = 0; k < 4; ++k)
+      ASSERT_EQ(spawn({add_k, x + k, nullptr, 0, static_cast<long>(delta)},
+                      {{x + k, sizeof(double), NANORT_INOUT}}),
+                NANORT_SUCCESS);
+  }
+  ASSERT_EQ(nanort_taskgraph_end(*graph, 1), NANORT_SUCCESS) << nanort_last_error();
+}
+
+TEST(Taskgraph, RecordedOnceReplayedPerGraphId) {
+  double x[4] = {0, 0, 0, 0}, y[4] = {0, 0, 0, 0};
+  nanort_taskgraph *graph = nullptr;
+  int ran = 0;
+  region(&graph, x, 1, 0, 0, &ran);
+  EXPECT_EQ(ran, 1);
+  // A task before the next encounter: the replay comes after it.
+  ASSERT_EQ(spawn({add_k, x, nullptr, 0, 100}, {{x, sizeof(double), NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  region(&graph, x, 5, 0, 0, &ran);  // replays delta 1
+  EXPECT_EQ(ran, 0);
+  EXPECT_EQ(graph, nullptr);
+  region(&graph, y, 2, 1, 0, &ran);  // another graph of the same construct
+  EXPECT_EQ(ran, 1);
+  for (int r = 0; r < 3; ++r) {  // replayed from a task
+    struct Args {
+      double *x;
+      int ran;
+    };
+    static const nanort_task_impl impl{
+        NANORT_DEVICE_SMP,
+        [](void *p) {
+          auto *a = static_cast<Args *>(p);
+          nanort_taskgraph *g = nullptr;
+          region(&g, a->x, 9, 0, 0, &a->ran);
+          if (a->ran) std::abort();
+        },
+        nullptr, nullptr, nullptr, 0};
+    static const nanort_task_site site{NANORT_ABI_VERSION, "encounter", __FILE__, __LINE__,
+                                       &impl, 1, nullptr};
+    nanort_task *t = nanort_task_create(&site, sizeof(Args));
+    ASSERT_NE(t, nullptr);
+    Args args{x, -1};
+    std::memcpy(nanort_task_args(t), &args, sizeof args);
+    ASSERT_EQ(nanort_task_submit(t), NANORT_SUCCESS);
+    ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error();
+  }
+  EXPECT_EQ(x[0], 105.0);
+  EXPECT_EQ(x[3], 5.0);
+  region(&graph, x, 10, 0, 1, &ran);  // graph_reset
+  EXPECT_EQ(ran, 1);
+  region(&graph, x, 20, 0, 0, &ran);
+  EXPECT_EQ(ran, 0);
+  EXPECT_EQ(x[3], 25.0);
+  region(&graph, y, 7, 1, 0, &ran);
+  EXPECT_EQ(y[2], 4.0);
+  // No group, no graph (the region's 'if' was false): returns at once.
+  EXPECT_EQ(nanort_taskgraph_end(nullptr, 0), NANORT_SUCCESS);
+  // Not inside a taskiter's body.
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  static char other;
+  int run_block = 0;
+  EXPECT_EQ(nanort_taskgraph_begin(&other, 0, 0, &graph, &run_block),
+            NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("do not nest"), std::string::npos);
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS);
+}

@@ -597,26 +597,29 @@ TaskIter *Runtime::taskiter_begin() {
   return owner->recording;
 }
 
-nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
-  Task *owner = current_task();
-  if (owner->recording != iter)  // (before 'iter' is read: it may be gone)
-    throw std::invalid_argument("nanort_taskiter_end: no such taskiter records in the calling "
-                                "task (ended already, or begun by another task)");
-  std::unique_ptr<TaskIter> recording(iter);
+nanort_status Runtime::end_recording(TaskIter *iter, Task *owner) {
   owner->recording = nullptr;
   wait_for_children(owner, 0);  // the recorded iteration (and the owner's tasks before it)
   if (owner->child_domain) owner->child_domain->clear();
   if (!iter->spoiled().empty())
     throw std::invalid_argument("taskiter: " + iter->spoiled() + "; no iteration replayed");
-  if (nanort_status status = collect_errors(owner)) return status;  // nothing more runs
-  if (replays == 0 || iter->size() == 0) return NANORT_SUCCESS;
-  iter->build();
-  iter->make_tasks([this](const nanort_task_site *site, std::size_t args_size) {
-    return create(site, args_size);
-  });
+  return collect_errors(owner);  // (a failure: nothing more runs)
+}
+
+nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) {
+  if (count == 0) return NANORT_SUCCESS;
+  if (iter->failed())
+    throw std::invalid_argument("taskiter: an earlier replay failed; nothing more is replayed");
+  if (!iter->built()) {
+    iter->build();
+    iter->make_tasks([this](const nanort_task_site *site, std::size_t args_size) {
+      return create(site, args_size);
+    });
+  }
+  if (iter->size() == 0) return NANORT_SUCCESS;
   std::vector<Task *> roots;
-  for (std::uint64_t k = 0; k < replays && !iter->failed(); ++k) {
-    iter->arm(roots, k + 1 == replays);
+  for (std::uint64_t k = 0; k < count && !iter->failed(); ++k) {
+    iter->arm(roots, k + 1 == count, owner);
     for (std::size_t i = 0; i < iter->size(); ++i) observer_->task_created();
     ReadyList ready;
     for (Task *root : roots) ready.push_back(root);
@@ -624,6 +627,129 @@ nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
     wait_until([iter] { return iter->replay_done(); });
   }
   return collect_errors(owner);
+}
+
+nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {
+  Task *owner = current_task();
+  if (owner->recording == iter) {  // the first call: the recording ends, the graph is kept
+    std::unique_ptr<TaskIter> kept(iter);
+    nanort_status status = end_recording(iter, owner);
+    {
+      std::lock_guard<std::mutex> guard(taskiters_mutex_);
+      kept_taskiters_.push_back(std::move(kept));
+    }
+    if (status) return status;
+  } else {
+    // (Looked up before 'iter' is read: it may be gone.)
+    std::lock_guard<std::mutex> guard(taskiters_mutex_);
+    bool found = false;
+    for (const auto &kept : kept_taskiters_) found = found || kept.get() == iter;
+    if (!found || iter->owner() != owner)
+      throw std::invalid_argument("nanort_taskiter_replay: no such taskiter in the calling task "
+                                  "(ended already, or begun by another task)");
+  }
+  return replay(iter, owner, replays);
+}
+
+nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
+  Task *owner = current_task();
+  std::unique_ptr<TaskIter> recording;
+  if (owner->recording == iter) {  // (before 'iter' is read: it may be gone)
+    recording.reset(iter);
+    if (nanort_status status = end_recording(iter, owner)) return status;
+  } else {
+    std::lock_guard<std::mutex> guard(taskiters_mutex_);
+    for (auto &kept : kept_taskiters_)
+      if (kept.get() == iter && iter->owner() == owner) {
+        recording = std::move(kept);
+        kept = std::move(kept_taskiters_.back());
+        kept_taskiters_.pop_back();
+        break;
+      }
+    if (!recording)
+      throw std::invalid_argument("nanort_taskiter_end: no such taskiter records in the calling "
+                                  "task (ended already, or begun by another task)");
+  }
+  if (recording->failed()) return NANORT_SUCCESS;  // (its failure was returned already)
+  return replay(iter, owner, replays);
+}
+
+nanort_status Runtime::taskgraph_begin(const void *construct, std::uint64_t graph_id, bool reset,
+                                       TaskIter **graph, bool &run_block) {
+  Task *owner = current_task();
+  *graph = nullptr;
+  run_block = true;
+  if (owner->recording)
+    throw std::invalid_argument("taskgraph inside the body of a taskiter or of another "
+                                "taskgraph (they do not nest)");
+  // The replayed tasks are not matched against the caller's earlier ones: those end first.
+  wait_for_children(owner, 0);
+  if (owner->child_domain) owner->child_domain->clear();
+  if (nanort_status status = collect_errors(owner)) return status;
+  if (owner->is_final) return NANORT_SUCCESS;  // its tasks run at once: the region runs
+  std::unique_lock<std::mutex> lock(taskgraphs_mutex_);
+  TaskGraph &entry = taskgraphs_[{construct, graph_id}];
+  if (entry.busy) return NANORT_SUCCESS;  // recorded or replayed by another task right now
+  entry.busy = true;
+  if (entry.graph && !reset) {
+    TaskIter *recorded = entry.graph.get();
+    lock.unlock();
+    nanort_status status = NANORT_SUCCESS;
+    try {
+      status = replay(recorded, owner, 1);
+    } catch (...) {
+      lock.lock();
+      entry.busy = false;
+      throw;
+    }
+    lock.lock();
+    if (status) entry.graph.reset();  // recorded again at the next encounter
+    entry.busy = false;
+    run_block = false;
+    return status;
+  }
+  entry.graph.reset();  // (graph_reset: its tasks ended with its last replay)
+  entry.recording = new TaskIter(owner);
+  owner->recording = entry.recording;
+  *graph = entry.recording;
+  return NANORT_SUCCESS;
+}
+
+nanort_status Runtime::taskgraph_end(TaskIter *graph, bool wait) {
+  Task *owner = current_task();
+  if (!graph) {
+    if (!wait) return NANORT_SUCCESS;
+    wait_for_children(owner, 0);
+    return collect_errors(owner);
+  }
+  if (owner->recording != graph)
+    throw std::invalid_argument("nanort_taskgraph_end: no such taskgraph records in the calling "
+                                "task");
+  std::unique_ptr<TaskIter> recording(graph);
+  const auto keep = [&](bool ok) {
+    std::lock_guard<std::mutex> guard(taskgraphs_mutex_);
+    for (auto &[key, entry] : taskgraphs_)
+      if (entry.recording == graph) {
+        entry.recording = nullptr;
+        entry.busy = false;
+        if (ok) entry.graph = std::move(recording);
+      }
+  };
+  nanort_status status;
+  try {
+    status = end_recording(graph, owner);
+  } catch (...) {
+    keep(false);
+    throw;
+  }
+  if (!status) {  // matched now, so that a replay starts at once
+    graph->build();
+    graph->make_tasks([this](const nanort_task_site *site, std::size_t args_size) {
+      return create(site, args_size);
+    });
+  }
+  keep(status == NANORT_SUCCESS);
+  return status;
 }
 
 }  // namespace nanort::rt

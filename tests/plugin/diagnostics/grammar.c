@@ -67,9 +67,6 @@ void f8(void) {}
 // expected-error@+1 {{OpenMP directive '#pragma omp threadprivate' is not supported by nanort}}
 #pragma omp threadprivate(x)
 
-// expected-error@+1 {{OpenMP directive '#pragma oss taskiter' is not supported by nanort}}
-#pragma oss taskiter
-
 // expected-error@+1 {{expected a directive after '#pragma omp'}}
 #pragma omp
 

@@ -6,7 +6,7 @@ struct pair { int a, b; };
 // expected-error@+1 {{expected '#pragma omp declare reduction(name : type : combiner)', optionally followed by 'initializer(omp_priv = expression)'}}
 #pragma omp declare reduction(merge : struct pair) initializer(omp_priv = {0, 0})
 
-// expected-error@+1 {{OpenMP directive '#pragma omp declare target' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, target, critical, atomic, declare reduction)}}
+// expected-error@+1 {{OpenMP directive '#pragma omp declare target' is not supported by nanort (supported: task, taskwait, taskgroup, taskloop, taskiter, taskgraph, target, critical, atomic, declare reduction)}}
 #pragma omp declare target
 
 #pragma oss task reduction(+: n) // expected-error {{reduction item 'n' names parameter 'n', which the task receives by value: reduce through a pointer ('[1]n' with 'n' a pointer) or a reference}}

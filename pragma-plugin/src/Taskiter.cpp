@@ -1,0 +1,255 @@
+//===- Taskiter.cpp - taskiter loops and taskgraph regions -------------------===//
+//
+// '#pragma oss|omp taskiter' before a loop: the first iteration (or the first 'unroll' ones)
+// runs and its tasks are recorded; the later iterations replay the recorded tasks, with the
+// argument values of the recording, without running the loop's body again
+// (nanort_taskiter_*). The loop is kept as written; code goes around its body and into its
+// condition:
+//
+// - without 'unroll' (any 'for', 'while' or 'do' loop): before the condition is evaluated
+//   after the recorded iteration, the recording ends and its tasks are waited for; each later
+//   iteration whose condition holds is one replay, waited for before the condition is
+//   evaluated again. The condition may so read what the tasks wrote (a residual).
+// - with 'unroll(n)' (a 'for' loop whose trip count is known when it starts, as a taskloop's):
+//   the first n iterations are recorded; then the loop's increment is run for the replayed
+//   iterations and the replays (trip count / n - 1 of them) run at once; the iterations left
+//   (fewer than n) run as usual.
+//
+// '#pragma omp taskgraph' before a block (OpenMP 6.0): the first encounter of the construct
+// (per graph_id) runs the block and records its tasks; later encounters replay them instead
+// of running the block, unless graph_reset(expr) holds (nanort_taskgraph_*).
+//
+//===----------------------------------------------------------------------===//
+#include "LowererImpl.h"
+
+using namespace clang;
+
+namespace nanort {
+namespace lowering {
+
+namespace {
+
+// A statement that leaves the loop body or region S: break (and, for a region, continue) of
+// no loop or switch inside S, return, goto.
+class ExitFinder : public RecursiveASTVisitor<ExitFinder> {
+  using Base = RecursiveASTVisitor<ExitFinder>;
+
+public:
+  explicit ExitFinder(bool ContinueLeaves) : ContinueLeaves(ContinueLeaves) {}
+  Stmt *Found = nullptr;
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; } // its returns are its own
+  bool TraverseForStmt(ForStmt *S) { return inner(S, true); }
+  bool TraverseWhileStmt(WhileStmt *S) { return inner(S, true); }
+  bool TraverseDoStmt(DoStmt *S) { return inner(S, true); }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return inner(S, true); }
+  bool TraverseSwitchStmt(SwitchStmt *S) { return inner(S, false); }
+  bool VisitBreakStmt(BreakStmt *S) { return Breakable ? true : record(S); }
+  bool VisitContinueStmt(ContinueStmt *S) {
+    return Loops || !ContinueLeaves ? true : record(S);
+  }
+  bool VisitReturnStmt(ReturnStmt *S) { return record(S); }
+  bool VisitGotoStmt(GotoStmt *S) { return record(S); }
+  bool VisitIndirectGotoStmt(IndirectGotoStmt *S) { return record(S); }
+
+private:
+  bool ContinueLeaves;
+  int Breakable = 0, Loops = 0;
+  template <class T> bool inner(T *S, bool Loop) {
+    ++Breakable;
+    Loops += Loop;
+    bool R = Base::WalkUpFromStmt(S);
+    for (Stmt *Child : S->children())
+      R = R && TraverseStmt(Child);
+    --Breakable;
+    Loops -= Loop;
+    return R;
+  }
+  bool record(Stmt *S) {
+    if (!Found)
+      Found = S;
+    return true;
+  }
+};
+
+const char *exitName(const Stmt *S) {
+  return isa<BreakStmt>(S)      ? "'break'"
+         : isa<ContinueStmt>(S) ? "'continue'"
+         : isa<ReturnStmt>(S)   ? "'return'"
+                                : "'goto'";
+}
+
+} // namespace
+
+// The file range of a statement, with its ';' when it does not end with '}'.
+void Lowerer::stmtRange(const Stmt *S, SourceLocation &Begin, SourceLocation &End) const {
+  Candidate C;
+  C.Begin = SM.getExpansionLoc(S->getBeginLoc());
+  C.End = SM.getExpansionRange(S->getEndLoc()).getEnd();
+  statementRange(C, Begin, End);
+}
+
+// What a replay cannot repeat in the body (outside the tasks made there): the waits.
+bool Lowerer::checkReplayedBody(const Pragma &P, SourceLocation Begin, SourceLocation End) {
+  bool OK = true;
+  for (const Pragma &Q : Pragmas) {
+    if (&Q == &P || !SM.isBeforeInTranslationUnit(Begin, Q.Begin) ||
+        !SM.isBeforeInTranslationUnit(Q.Begin, End))
+      continue;
+    DirectiveKind K = Q.Dir->Kind;
+    if (K != DirectiveKind::Taskwait && K != DirectiveKind::Taskgroup &&
+        K != DirectiveKind::Taskiter && K != DirectiveKind::Taskgraph &&
+        !(K == DirectiveKind::Taskloop && taskloopHasGroup(Q)))
+      continue;
+    // Inside a task made in the body: that task waits, not the replay.
+    const InlinePlan *Around = enclosingPlan(Q.Begin, nullptr);
+    if (Around && SM.isBeforeInTranslationUnit(Begin, Around->Begin))
+      continue;
+    report(DiagId::SyncInTaskiter, Q.DirLoc, {dirName(Q), dirName(P)});
+    OK = false;
+  }
+  return OK;
+}
+
+void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
+  const std::string Dir = dirName(P);
+  Stmt *S = Cand.S;
+  Stmt *Body = nullptr;
+  Expr *Cond = nullptr;
+  if (auto *F = dyn_cast_or_null<ForStmt>(S)) {
+    Body = F->getBody();
+    Cond = F->getCond();
+  } else if (auto *W = dyn_cast_or_null<WhileStmt>(S)) {
+    Body = W->getBody();
+    Cond = W->getCond();
+  } else if (auto *D = dyn_cast_or_null<DoStmt>(S)) {
+    Body = D->getBody();
+    Cond = D->getCond();
+  } else {
+    return report(isa_and_nonnull<CXXForRangeStmt>(S) ? DiagId::TaskiterRangeFor
+                                                       : DiagId::TaskiterWithoutLoop,
+                  P.DirLoc, {Dir});
+  }
+  if (!Cond)
+    return report(DiagId::TaskiterNoCondition, S->getBeginLoc(), {Dir});
+  ExitFinder Exits(false);
+  Exits.TraverseStmt(Body);
+  if (Exits.Found)
+    return report(DiagId::JumpOutOfTaskiter, Exits.Found->getBeginLoc(),
+                  {exitName(Exits.Found)});
+  const Clause *Unroll = P.find(ClauseKind::Unroll);
+  TaskloopLoop Loop;
+  if (Unroll) {
+    // The trip count, taken before the loop starts, as a taskloop's.
+    if (!analyzeTaskloop(Ctx, P, S, Diags, Loop))
+      return report(DiagId::TaskiterUnrollLoop, Unroll->Loc);
+  }
+  SourceLocation Begin, End, BodyBegin, BodyEnd;
+  statementRange(Cand, Begin, End);
+  stmtRange(Body, BodyBegin, BodyEnd);
+  if (!checkReplayedBody(P, BodyBegin, BodyEnd))
+    return;
+  const std::string At =
+      std::string(fileName(P.Begin)) + ":" + std::to_string(lineOf(P.Begin)) + ": " + Dir;
+  const std::string Where = cLiteral(At); // what nanort_check names
+  // In C, an enclosing inline task's shared variables are spelled through its views.
+  const InlinePlan *Outer = CPP ? nullptr : enclosingPlan(P.Begin, nullptr);
+  SourceRange CondRange(SM.getExpansionLoc(Cond->getBeginLoc()),
+                        SM.getExpansionRange(Cond->getEndLoc()).getEnd());
+
+  Code Head(SM);
+  Code Enter(SM); // before the body: the recording starts, or the iteration is a replay
+  Head.Subst = Enter.Subst = Outer ? &Outer->Views : nullptr;
+  Head << "{ nanort_taskiter *nanort_ti = 0; unsigned long long nanort_ti_k = 0;\n";
+  if (!Unroll) {
+    UsesTaskiter = true;
+    // The condition, after the recorded iteration and after each replay, once they ended.
+    RW.InsertTextBefore(CondRange.getBegin(), "nanort_ti_wait(nanort_ti, nanort_ti_k, " +
+                                                  Where + ") && (");
+    RW.InsertTextAfter(afterToken(CondRange.getEnd()), ")");
+    // (In a final task nothing records: nanort_ti stays null and every iteration runs.)
+    Enter << "{ if (nanort_ti_k++ && nanort_ti) { nanort_check(nanort_taskiter_replay(nanort_ti, "
+             "1), "
+          << Where << "); continue; }\nnanort_check(nanort_taskiter_begin(&nanort_ti), " << Where
+          << ");\n";
+  } else {
+    UsesTaskloop = true; // the trip count's run-time errors
+    emitTripCount(Head, P, Loop, "_ti");
+    auto *F = cast<ForStmt>(S);
+    Head << "long long nanort_ti_uv = (long long)(";
+    Head.user(Unroll->Args[0]);
+    Head << ");\nunsigned long long nanort_ti_u, nanort_ti_reps;\nif (nanort_ti_uv <= 0) "
+            "nanort_tl_error("
+         << cLiteral(printfText("nanort: " + At + ": unroll(" + spellTokens(Unroll->Args[0]) +
+                                ") is ") +
+                     "%lld; it must be positive\n")
+         << ", nanort_ti_uv);\nnanort_ti_u = (unsigned long long)nanort_ti_uv;\n"
+            "nanort_ti_reps = nanort_tl_n_ti > nanort_ti_u ? (nanort_tl_n_ti - nanort_ti_u) / "
+            "nanort_ti_u : 0;\n";
+    // At the first iteration after the recorded ones: the replays, then the increment for
+    // each replayed iteration, and the iterations left run as usual.
+    Enter << "{ if (nanort_ti && nanort_ti_k == nanort_ti_u) {\n"
+             "nanort_check(nanort_taskiter_end(nanort_ti, nanort_ti_reps), "
+          << Where
+          << ");\nnanort_ti = 0;\n{ unsigned long long nanort_ti_j; for (nanort_ti_j = 0; "
+             "nanort_ti_j < nanort_ti_reps * nanort_ti_u; ++nanort_ti_j) { (void)(";
+    emitSource(Enter, SourceRange(SM.getExpansionLoc(F->getInc()->getBeginLoc()),
+                                  SM.getExpansionRange(F->getInc()->getEndLoc()).getEnd()));
+    Enter << "); } }\nnanort_ti_k += nanort_ti_reps * nanort_ti_u;\nif (!(";
+    emitSource(Enter, CondRange);
+    Enter << ")) break;\n}\nif (nanort_ti_k++ == 0 && nanort_ti_reps) "
+             "nanort_check(nanort_taskiter_begin(&nanort_ti), "
+          << Where << ");\n";
+  }
+  Head.at(Begin);
+  RW.InsertTextBefore(Begin, Head.str());
+  Enter.at(BodyBegin);
+  RW.InsertTextBefore(BodyBegin, Enter.str());
+  RW.InsertTextAfter(BodyEnd, " }");
+  RW.InsertTextAfter(End, " nanort_check(nanort_taskiter_end(nanort_ti, 0), " + Where + "); }");
+}
+
+void Lowerer::lowerTaskgraph(const Pragma &P, const Candidate &Cand) {
+  if (isa<DeclStmt>(Cand.S))
+    return report(DiagId::TaskgraphOnDeclaration, P.DirLoc);
+  ExitFinder Exits(true);
+  Exits.TraverseStmt(Cand.S);
+  if (Exits.Found)
+    return report(DiagId::JumpOutOfTaskgraph, Exits.Found->getBeginLoc(),
+                  {exitName(Exits.Found)});
+  SourceLocation Begin, End;
+  statementRange(Cand, Begin, End);
+  if (!checkReplayedBody(P, Begin, End))
+    return;
+  const std::string Where = cLiteral(std::string(fileName(P.Begin)) + ":" +
+                                     std::to_string(lineOf(P.Begin)) + ": " + dirName(P));
+  Code C(SM);
+  if (!CPP)
+    if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))
+      C.Subst = &Outer->Views;
+  auto Arg = [&](ClauseKind K, const char *Default) {
+    if (const Clause *Cl = P.find(K)) {
+      C << "(";
+      C.user(Cl->Args[0]);
+      C << ")";
+    } else {
+      C << Default;
+    }
+  };
+  // The construct's own static variable: its address names the construct's graphs.
+  C << "{ static char nanort_tg_construct; nanort_taskgraph *nanort_tg = 0; int nanort_tg_run "
+       "= 1;\n(void)nanort_tg_construct;\nif (";
+  Arg(ClauseKind::If, "1");
+  C << ") nanort_check(nanort_taskgraph_begin(&nanort_tg_construct, (unsigned long long)";
+  Arg(ClauseKind::GraphId, "0");
+  C << ", (";
+  Arg(ClauseKind::GraphReset, "0");
+  C << ") ? 1 : 0, &nanort_tg, &nanort_tg_run), " << Where << ");\nif (nanort_tg_run) ";
+  C.at(Begin);
+  RW.InsertTextBefore(Begin, C.str());
+  RW.InsertTextAfter(End, std::string(" nanort_check(nanort_taskgraph_end(nanort_tg, ") +
+                              (P.find(ClauseKind::Nogroup) ? "0" : "1") + "), " + Where +
+                              "); }");
+}
+
+} // namespace lowering
+} // namespace nanort
