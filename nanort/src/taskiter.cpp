@@ -199,9 +199,30 @@ void TaskIter::make_tasks(const std::function<Task *(const nanort_task_site *, s
     task->replayed = true;
     task->replay = this;
     task->replay_index = static_cast<std::uint32_t>(i);
+    any_device_ = any_device_ || (r.impl && r.impl->device != NANORT_DEVICE_SMP);
     tasks_.push_back(task);
     reset(*task, r, owner_);  // (the later replays: reset as each task ends, ended())
   }
+}
+
+void TaskIter::count_launched(Task *successor, const Task *predecessor) {
+  // Behind kernels of its own device only: one manager sees them end in launch order, so a
+  // successor never ends (and is reset for the next replay) before its predecessors' ends
+  // counted it down.
+  if (successor->early_device == kEarlyNever) return;
+  const bool same_kind = successor->impl && predecessor->impl &&
+                         successor->impl->device == predecessor->impl->device &&
+                         successor->impl->device != NANORT_DEVICE_SMP;
+  const int device = predecessor->launched_on;
+  if (!same_kind || !predecessor->launch_done ||
+      (successor->placed_device >= 0 && successor->placed_device != device) ||
+      (successor->early_device >= 0 && successor->early_device != device)) {
+    successor->early_device = kEarlyNever;
+    return;
+  }
+  successor->early_device = device;
+  ++successor->pending_launched;
+  successor->early_after.emplace_back(device, predecessor->launch_done);
 }
 
 void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "spin_lock.hpp"
 #include "task.hpp"
 
 namespace nanort::rt {
@@ -60,6 +61,12 @@ class TaskIter {
   // follows this one.
   template <class ReadyList>
   void completed(Task *task, ReadyList &ready);
+  // A replayed task's kernel was launched on 'device' (which runs its kernels in launch
+  // order): its successors of the same kind whose unfinished predecessors were all launched
+  // there go to 'ready' now, to be launched behind those kernels (as the dependency domain
+  // does for submitted tasks), instead of waiting for the host to see them end.
+  template <class ReadyList>
+  void launched(Task *task, int device, ReadyList &ready);
   // Then, once its successors are on their way: resets the task for the next replay and
   // counts it down; true for the last task of the replay. (Replayed tasks are not counted
   // among their creator's children: one shared count per task is enough, and the creator
@@ -90,6 +97,11 @@ class TaskIter {
     int predecessors = 0;
   };
   static void reset(Task &task, const Recorded &recorded, Task *owner);
+  // Early launch (under early_lock_): the successor counts a launched predecessor, and goes
+  // to 'ready' once every unfinished predecessor is one launched on its device.
+  void count_launched(Task *successor, const Task *predecessor);
+  template <class ReadyList>
+  void try_early(Task *task, ReadyList &ready);
 
   Task *owner_;
   std::vector<Recorded> recorded_;
@@ -99,6 +111,10 @@ class TaskIter {
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;
   bool last_ = false;
+  // A task of the graph may run on a device: completions then take early_lock_, as launches
+  // do (a graph of CPU tasks counts its successors down without it).
+  bool any_device_ = false;
+  SpinLock early_lock_;
 };
 
 template <class ReadyList>
@@ -114,8 +130,43 @@ void TaskIter::completed(Task *task, ReadyList &ready) {
         tasks_[s]->not_run_after = std::make_unique<std::string>(
             task->describe() + (task->failed ? ", which failed" : ", which was not run"));
   }
-  for (std::uint32_t s : recorded.successors)
-    if (tasks_[s]->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(tasks_[s]);
+  if (!any_device_) {
+    for (std::uint32_t s : recorded.successors)
+      if (tasks_[s]->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        ready.push_back(tasks_[s]);
+    return;
+  }
+  std::lock_guard<SpinLock> guard(early_lock_);
+  for (std::uint32_t s : recorded.successors) {
+    Task *successor = tasks_[s];
+    if (task->launched_on >= 0 && successor->early_device == task->launched_on)
+      --successor->pending_launched;
+    if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (!successor->early_released) ready.push_back(successor);
+    } else {
+      try_early(successor, ready);
+    }
+  }
+  task->launch_done.reset();  // the successors that wait for it hold their own
+}
+
+template <class ReadyList>
+void TaskIter::try_early(Task *task, ReadyList &ready) {
+  if (task->early_released || task->not_run_after || task->early_device < 0 ||
+      task->pending.load(std::memory_order_relaxed) != task->pending_launched)
+    return;
+  task->early_released = true;
+  ready.push_back(task);
+}
+
+template <class ReadyList>
+void TaskIter::launched(Task *task, int device, ReadyList &ready) {
+  std::lock_guard<SpinLock> guard(early_lock_);
+  task->launched_on = device;
+  for (std::uint32_t s : recorded_[task->replay_index].successors) {
+    count_launched(tasks_[s], task);
+    try_early(tasks_[s], ready);
+  }
 }
 
 }  // namespace nanort::rt

@@ -88,6 +88,38 @@ TEST_P(Taskiter, DeviceAndCpuTasksReplayedMatchTheSequentialRun) {
   EXPECT_EQ(x[n - 1], 5 * iterations);
 }
 
+// A chain of device tasks per iteration over overlapping halves and the whole array: each
+// replayed task may be launched behind its predecessors' kernels on the device; the order
+// of the chain is kept.
+TEST_P(Taskiter, ChainsOfDeviceTasksKeepTheirOrder) {
+  constexpr int n = 1 << 12, iterations = 30;
+  const auto chain = [&](std::vector<int> &x) {
+    const int half = n / 2;
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_OK(Task(kAdd, AddArgs{x.data(), k + 1, n})
+                    .inout(x.data(), n)
+                    .ndrange({static_cast<std::size_t>(n)})
+                    .submit());
+      ASSERT_OK(Task(kAdd, AddArgs{x.data() + half / 2, 10 * (k + 1), half})
+                    .inout(x.data() + half / 2, half)
+                    .ndrange({static_cast<std::size_t>(half)})
+                    .submit());
+    }
+  };
+  auto &x_seq = array<int>(n, 0);
+  for (int it = 0; it < iterations; ++it) chain(x_seq);
+  ASSERT_OK(nanort_taskwait());
+  auto &x = array<int>(n, 0);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  chain(x);
+  ASSERT_OK(nanort_taskiter_end(iter, iterations - 1));
+  ASSERT_OK(nanort_taskwait());
+  EXPECT_EQ(x, x_seq);
+  EXPECT_EQ(x[0], 6 * iterations);
+  EXPECT_EQ(x[n / 2], 66 * iterations);
+}
+
 NANORT_INSTANTIATE_ON_DEVICES(Taskiter);
 
 }  // namespace

@@ -74,11 +74,13 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
 }
 
 void Runtime::device_task_launched(Task *task, int device) {
-  // Not in its parent's domain: no accesses (nobody depends on it), or a replayed task (its
-  // successors wait for its end).
-  if (!task->in_domain) return;
   ReadyList ready;
-  task->parent->child_domain->launched(task, device, ready);
+  if (task->replayed) [[unlikely]]  // its successors in the recorded graph
+    task->replay->launched(task, device, ready);
+  else if (task->in_domain)  // (not in its parent's domain: no accesses, nobody depends on it)
+    task->parent->child_domain->launched(task, device, ready);
+  else
+    return;
   push_ready(ready);
 }
 
