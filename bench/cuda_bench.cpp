@@ -304,9 +304,11 @@ void overhead(Raw &raw, int tasks, int reps) {
   }
   RAW(cuStreamEndCapture(raw.stream, &graph));
   RAW(cuGraphInstantiateWithFlags(&graph_exec, graph, 0));
-  // Replayed: one taskiter records the N tasks and runs them once (T1), another records them
-  // and replays them kReplays times more (T2); a replay costs (T2 - T1) / kReplays.
-  constexpr int kReplays = 4;
+  // Replayed: one taskiter records the N tasks and replays them kWarm times (T1: the
+  // recording, a first replay task by task, then the graph's capture where the runtime makes
+  // one), another does the same and kReplays replays more (T2); a replay in the steady state
+  // costs (T2 - T1) / kReplays.
+  constexpr int kWarm = 2, kReplays = 6;
   long chain_runs = 0, own_runs = 0;  // runs of each nanort pattern, for the checks
   for (int rep = -1; rep < reps; ++rep) {
     auto timed = [&](std::vector<double> &into, auto &&body) {
@@ -375,7 +377,7 @@ void overhead(Raw &raw, int tasks, int reps) {
     ++own_runs;
     const auto replayed = [&](std::vector<double> &into, long &runs_of, auto &&one_iteration) {
       double once = 0;
-      for (int replays : {0, kReplays}) {
+      for (int replays : {kWarm, kWarm + kReplays}) {
         const Clock::time_point start = Clock::now();
         nanort_taskiter *iter = nullptr;
         check_nanort(nanort_taskiter_begin(&iter), "taskiter_begin");
@@ -383,7 +385,7 @@ void overhead(Raw &raw, int tasks, int reps) {
         check_nanort(nanort_taskiter_end(iter, static_cast<std::uint64_t>(replays)), "taskiter_end");
         runs_of += 1 + replays;
         const double seconds = seconds_since(start);
-        if (replays == 0) once = seconds;
+        if (replays == kWarm) once = seconds;
         else if (rep >= 0) into.push_back((seconds - once) / kReplays / tasks * 1e6);
       }
     };

@@ -2,6 +2,7 @@
 #              [CUDA_KERNELS <file.cu>]     kernels shared verbatim by the CUDA versions
 #              [OPENCL_KERNELS <file.cl>]   kernels shared verbatim by the OpenCL versions
 #              [NATIVE_CUDA <file.cu>]      host code on the CUDA runtime API (nvcc)
+#              [NATIVE_CUDA_GRAPH <file.cu>] the same, its time loop a CUDA Graph (nvcc)
 #              [NATIVE_OPENCL <file.c>]     host code on the OpenCL API
 #              [ANNOTATED_CUDA <file.c>]    pragmas, CUDA kernels (needs the plugin)
 #              [ANNOTATED_OPENCL <file.c>]  pragmas, OpenCL kernels (needs the plugin)
@@ -9,37 +10,43 @@
 #              [STARPU_OPENCL <file.c>]     the peer: StarPU with OpenCL codelets (libstarpu-dev)
 #              [TEST_ARGS <arg>...])        the small sizes that ctest runs (PoCL in CI)
 #
-# Builds each version this machine can build as <app>_<version> (native_cuda, native_opencl,
-# annotated_cuda, annotated_opencl, annotated_mixed, starpu_opencl) and registers its test apps.<app>.<version>
+# Builds each version this machine can build as <app>_<version> (native_cuda,
+# native_cuda_graph, native_opencl, annotated_cuda, annotated_opencl, annotated_mixed,
+# starpu_opencl) and registers its test apps.<app>.<version>
 # (labels apps and cuda or opencl; exit 77 is a skip: no device of the kind). CUDA versions
 # need nvcc and are left out of sanitizer builds (nvcc does not take the sanitizer flags); the
 # annotated versions need the pragma plugin. Every version includes apps/common/app.h.
 function(app_versions app)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
-    "CUDA_KERNELS;OPENCL_KERNELS;NATIVE_CUDA;NATIVE_OPENCL;ANNOTATED_CUDA;ANNOTATED_OPENCL;ANNOTATED_MIXED;STARPU_OPENCL;TEST_ARGS")
+    "CUDA_KERNELS;OPENCL_KERNELS;NATIVE_CUDA;NATIVE_CUDA_GRAPH;NATIVE_OPENCL;ANNOTATED_CUDA;ANNOTATED_OPENCL;ANNOTATED_MIXED;STARPU_OPENCL;TEST_ARGS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "app_versions(${app}): unexpected arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
   set(common "${PROJECT_SOURCE_DIR}/apps/common")
   set(made "")
 
-  foreach(f IN LISTS arg_CUDA_KERNELS arg_OPENCL_KERNELS arg_NATIVE_CUDA arg_NATIVE_OPENCL
-                 arg_ANNOTATED_CUDA arg_ANNOTATED_OPENCL arg_ANNOTATED_MIXED arg_STARPU_OPENCL)
+  foreach(f IN LISTS arg_CUDA_KERNELS arg_OPENCL_KERNELS arg_NATIVE_CUDA arg_NATIVE_CUDA_GRAPH
+                 arg_NATIVE_OPENCL arg_ANNOTATED_CUDA arg_ANNOTATED_OPENCL arg_ANNOTATED_MIXED
+                 arg_STARPU_OPENCL)
     get_filename_component(path "${f}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT EXISTS "${path}")
       message(FATAL_ERROR "app_versions(${app}): ${f} does not exist")
     endif()
   endforeach()
 
-  if(arg_NATIVE_CUDA AND NANORT_APPS_CUDA)
-    set(t ${app}_native_cuda)
-    add_executable(${t} ${arg_NATIVE_CUDA})
+  foreach(kind CUDA CUDA_GRAPH)
+    if(NOT arg_NATIVE_${kind} OR NOT NANORT_APPS_CUDA)
+      continue()
+    endif()
+    string(TOLOWER native_${kind} version)
+    set(t ${app}_${version})
+    add_executable(${t} ${arg_NATIVE_${kind}})
     set_target_properties(${t} PROPERTIES CUDA_ARCHITECTURES "${NANORT_APPS_CUDA_ARCHITECTURES}")
     target_include_directories(${t} PRIVATE "${common}")
     target_compile_options(${t} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
     target_link_libraries(${t} PRIVATE CUDA::cudart_static)
-    list(APPEND made native_cuda)
-  endif()
+    list(APPEND made ${version})
+  endforeach()
   # Versions that build their kernels from the .cl file at run time: OpenCL programs do.
   set(runtime_cl "")
   if(arg_NATIVE_OPENCL)

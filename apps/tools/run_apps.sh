@@ -14,15 +14,16 @@
 # versions (the peer) keep their performance models in OUT/starpu-home, calibrated by an untimed
 # run before each timed one. NBody's paper size has 4 blocks, one per GPU at most: a run whose
 # counts go past 4 GPUs gives it as many blocks as its largest count (rounded up to a power of
-# two) at every count, so that its speedups compare like with like. results.py turns results.txt into the tables and the plot.
+# two) at every count, so that its speedups compare like with like. Heat is a one-GPU program: it
+# runs at the count 1 only. results.py turns results.txt into the tables and the plot.
 set -uo pipefail
 if [ $# -lt 3 ]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 build=$1 out=$2 max=$3
 shift 3
-size=--paper reps=3 apps="saxpy matmul nbody julia krist" counts=""
+size=--paper reps=3 apps="saxpy matmul nbody julia krist heat" counts=""
 while [ $# -gt 0 ]; do
   case $1 in
     --small) size="" ;;
@@ -59,9 +60,10 @@ for app in $apps; do
     app_size="--paper --bs=$((262144 / nbody_blocks))"
   fi
   for count in $counts; do
+    [ "$app" = heat ] && [ "$count" -gt 1 ] && continue
     visible=$(seq -s, 0 $((count - 1)))
-    for version in native_cuda native_opencl annotated_cuda annotated_opencl annotated_mixed \
-                   starpu_opencl; do
+    for version in native_cuda native_cuda_graph native_opencl annotated_cuda annotated_opencl \
+                   annotated_mixed starpu_opencl; do
       exe=$build/apps/$app/${app}_$version
       [ -x "$exe" ] || continue
       env=(CUDA_VISIBLE_DEVICES="$visible")

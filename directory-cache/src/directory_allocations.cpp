@@ -27,11 +27,32 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
     overlaps[0]->last_use = ++tick_;
     return overlaps[0];
   }
+  // A range a flush left (recent_ranges) that holds this one, whose buffer is free: the
+  // allocation covers that range again, and the allocations made in it since move in.
+  std::uintptr_t low = own_start, high = own_end;
+  bool hinted = false;
+  if (auto hint = space.recent_ranges.upper_bound(start); hint != space.recent_ranges.begin()) {
+    --hint;
+    const std::uintptr_t range_start = hint->first, range_end = hint->second;
+    if (range_start <= start && range_end >= end && (own_start - range_start) % alignment == 0 &&
+        space.free_buffers.count(range_end - range_start)) {
+      hinted = true;
+      low = range_start;
+      high = range_end;
+      overlaps.clear();
+      auto in = space.allocations.upper_bound(low);
+      if (in != space.allocations.begin() && std::prev(in)->second->end > low) --in;
+      for (; in != space.allocations.end() && in->first < high; ++in) {
+        overlaps.push_back(in->second.get());
+        low = std::min(low, in->second->start);
+        high = std::max(high, in->second->end);
+      }
+    }
+  }
   // A new allocation covering the range and every allocation it overlaps, which move into
   // it: bytes stay where the valid sets say they are.
   for (Allocation *old : overlaps)
     if (old->pins) return nullptr;  // in use by a staged task: try again after it
-  std::uintptr_t low = own_start, high = own_end;
   for (Allocation *old : overlaps) {
     low = std::min(low, old->start);
     high = std::max(high, old->end);
@@ -45,6 +66,25 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
     } catch (const DataTooLargeError &) {
       // A buffer that large the device refuses (OpenCL's largest buffer): the task's own range
       // alone may do.
+    }
+  }
+  if (!buffer && hinted) {
+    // The recent range's union does not fit: as without it.
+    overlaps.clear();
+    auto in = space.allocations.upper_bound(start);
+    if (in != space.allocations.begin() && std::prev(in)->second->end > start) --in;
+    for (; in != space.allocations.end() && in->first < end; ++in) overlaps.push_back(in->second.get());
+    low = own_start;
+    high = own_end;
+    for (Allocation *old : overlaps) {
+      low = std::min(low, old->start);
+      high = std::max(high, old->end);
+    }
+    if (high - low <= space.capacity && (own_start - low) % alignment == 0) {
+      try {
+        buffer = allocate(id, high - low, overlaps);
+      } catch (const DataTooLargeError &) {
+      }
     }
   }
   if (!buffer) {
@@ -70,6 +110,10 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
                            });
   for (const CompletionPtr &move : moves) move->wait();
   for (Allocation *old : overlaps) drop_allocation(id, old);
+  // The recent ranges it overlaps are taken (or cut into) by it: none is a hint any more.
+  auto hint = space.recent_ranges.upper_bound(low);
+  if (hint != space.recent_ranges.begin() && std::prev(hint)->second > low) --hint;
+  while (hint != space.recent_ranges.end() && hint->first < high) hint = space.recent_ranges.erase(hint);
   auto allocation = std::make_unique<Allocation>();
   allocation->start = low;
   allocation->end = high;
@@ -162,7 +206,12 @@ void Directory::drop_stale(SpaceId id, std::uintptr_t start, std::uintptr_t end)
   std::vector<Allocation *> stale;
   for (; it != allocations.end() && it->first < end; ++it)
     if (!it->second->pins && !holds_valid_bytes(id, *it->second)) stale.push_back(it->second.get());
-  for (Allocation *allocation : stale) drop_allocation(id, allocation);
+  auto &recent = spaces_[id].recent_ranges;
+  for (Allocation *allocation : stale) {
+    recent[allocation->start] = allocation->end;
+    drop_allocation(id, allocation);
+  }
+  while (recent.size() > kRecentRanges) recent.erase(recent.begin());
 }
 
 bool Directory::holds_valid_bytes(SpaceId id, const Allocation &allocation) {

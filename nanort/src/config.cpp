@@ -78,6 +78,10 @@ const std::vector<EnvVar> &environment_table() {
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
+      {"NANORT_TASKITER_GRAPH", "cuda",
+       "a taskiter whose replayed tasks all ran on one CUDA GPU replays as one CUDA Graph "
+       "launch per iteration (its kernels captured once, after the first replay): cuda, or off "
+       "(each replayed task launched by itself)"},
       {"NANORT_EARLY_LAUNCH", "across",
        "a device task whose predecessors' kernels are all launched is launched behind them "
        "before they end, to wait for them on the device: across (also behind kernels of "
@@ -366,6 +370,12 @@ Config read_config(std::vector<std::string> &warnings) {
       config.early_across = !std::strcmp(v, "across");
     else
       throw ConfigError(std::string("NANORT_EARLY_LAUNCH='") + v + "' is not one of across, device");
+  }
+  if (const char *v = std::getenv("NANORT_TASKITER_GRAPH"); v && *v) {
+    if (!std::strcmp(v, "cuda") || !std::strcmp(v, "off"))
+      config.taskiter_graphs = !std::strcmp(v, "cuda");
+    else
+      throw ConfigError(std::string("NANORT_TASKITER_GRAPH='") + v + "' is not one of cuda, off");
   }
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {
     if (!std::strcmp(v, "eager") || !std::strcmp(v, "taskwait"))

@@ -232,6 +232,9 @@ class Runtime final : public DeviceWork {
   // cannot be replayed), and 'count' replays of a recorded graph by 'owner'.
   nanort_status end_recording(TaskIter *iter, Task *owner);
   nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count);
+  // After a replay whose tasks all ran on one CUDA GPU: later replays are graph launches
+  // there (NANORT_TASKITER_GRAPH); false when they cannot be.
+  bool try_graph_replays(TaskIter *iter);
 
   Config config_;
   std::unique_ptr<Topology> topology_;

@@ -191,7 +191,8 @@ struct Task {
 
   // Taskiter (taskiter.hpp): the recording this task's body makes of the tasks it submits;
   // for a task replayed from a recording ('replayed' above), that recording and the task's
-  // place in it.
+  // place in it; for a task that launches a whole replay as one CUDA Graph ('replayed'
+  // false), the recording it launches.
   TaskIter *recording = nullptr;
   TaskIter *replay = nullptr;  // (its place in it: replay_index, below)
 

@@ -225,11 +225,50 @@ void TaskIter::count_launched(Task *successor, const Task *predecessor) {
   successor->early_after.emplace_back(device, predecessor->launch_done);
 }
 
+int TaskIter::one_device() const {
+  const int device = launch_device_.load(std::memory_order_relaxed);
+  if (device < 0 || launches_.load(std::memory_order_relaxed) != tasks_.size()) return -1;
+  for (const Recorded &r : recorded_)
+    if (!r.impl || r.impl->device == NANORT_DEVICE_SMP) return -1;
+  return device;
+}
+
+std::vector<Access> TaskIter::merged_accesses() const {
+  struct Span {
+    std::uintptr_t first, end;
+    bool written;
+  };
+  std::vector<Span> spans;
+  for (const Recorded &r : recorded_)
+    for (const std::vector<Access> *list : {&r.accesses, &r.copies})
+      for (const Access &access : *list)
+        if (!access.region.empty())
+          spans.push_back({access.region.first(), access.region.last_end(),
+                           access.mode != NANORT_IN});
+  std::sort(spans.begin(), spans.end(),
+            [](const Span &a, const Span &b) { return a.first < b.first; });
+  std::vector<Access> merged;
+  for (std::size_t i = 0; i < spans.size();) {
+    Span run = spans[i++];
+    while (i < spans.size() && spans[i].first <= run.end) {
+      run.end = std::max(run.end, spans[i].end);
+      run.written = run.written || spans[i].written;
+      ++i;
+    }
+    merged.push_back({dc::Region::contiguous(reinterpret_cast<const void *>(run.first),
+                                             run.end - run.first),
+                      run.written ? NANORT_INOUT : NANORT_IN});
+  }
+  return merged;
+}
+
 void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {
   if (owner != owner_) {
     owner_ = owner;
     for (Task *task : tasks_) task->parent = owner;
   }
+  launches_.store(0, std::memory_order_relaxed);
+  launch_device_.store(-1, std::memory_order_relaxed);
   last_ = last;
   left_.store(tasks_.size(), std::memory_order_relaxed);
   roots.clear();

@@ -28,7 +28,9 @@ namespace nanort::rt {
 
 class TaskIter {
  public:
-  explicit TaskIter(Task *owner) : owner_(owner) {}
+  explicit TaskIter(Task *owner) : owner_(owner), id_(next_id_.fetch_add(1) + 1) {}
+  // Unique in the process (an address may be reused by a later recording).
+  std::uint64_t id() const { return id_; }
   ~TaskIter();
   TaskIter(const TaskIter &) = delete;
   TaskIter &operator=(const TaskIter &) = delete;
@@ -78,6 +80,26 @@ class TaskIter {
   bool has_successors(const Task *task) const {
     return !recorded_[task->replay_index].successors.empty();
   }
+  // One launch per replay (a CUDA Graph, taskiter_graph.cpp): the device every task of the
+  // last replay was launched on, when they were all device tasks launched on one device;
+  // else -1. Read once a replay has ended.
+  int one_device() const;
+  // The replayed tasks, in recorded order (each after its predecessors): a graph launch reads
+  // their kernels and argument blocks.
+  const std::vector<Task *> &tasks() const { return tasks_; }
+  // The data of a whole replay as few accesses: the bytes its tasks access, spans that touch
+  // or overlap merged, each written (inout) where any task writes it, else read.
+  std::vector<Access> merged_accesses() const;
+  // After 'replays' replays whose tasks ran one by one, later ones run as graph launches.
+  static constexpr std::uint64_t kReplaysBeforeGraph = 1;
+  // Set by the runtime (Runtime::replay, the owner's thread only): replays run task by task
+  // so far; the device of graph launches (-1 not decided, -2 never), its index among the
+  // CUDA GPUs, and the accesses of each launch.
+  std::uint64_t replays_run = 0;
+  int graph_device = -1;
+  int graph_index = 0;
+  std::vector<Access> graph_accesses;
+  void fail() { failed_.store(true, std::memory_order_release); }
 
  private:
   struct Recorded {
@@ -104,6 +126,8 @@ class TaskIter {
   void try_early(Task *task, ReadyList &ready);
 
   Task *owner_;
+  const std::uint64_t id_;
+  static inline std::atomic<std::uint64_t> next_id_{0};
   std::vector<Recorded> recorded_;
   std::string spoiled_;
   std::vector<Task *> tasks_;  // one per recorded task, reused by every replay
@@ -115,6 +139,10 @@ class TaskIter {
   // do (a graph of CPU tasks counts its successors down without it).
   bool any_device_ = false;
   SpinLock early_lock_;
+  // Launches of the current replay (launched()): how many, and on which device (-1 none yet,
+  // -2 several).
+  std::atomic<std::size_t> launches_{0};
+  std::atomic<int> launch_device_{-1};
 };
 
 template <class ReadyList>
@@ -161,6 +189,11 @@ void TaskIter::try_early(Task *task, ReadyList &ready) {
 
 template <class ReadyList>
 void TaskIter::launched(Task *task, int device, ReadyList &ready) {
+  launches_.fetch_add(1, std::memory_order_relaxed);
+  int seen = -1;
+  if (!launch_device_.compare_exchange_strong(seen, device, std::memory_order_relaxed) &&
+      seen != device)
+    launch_device_.store(-2, std::memory_order_relaxed);
   std::lock_guard<SpinLock> guard(early_lock_);
   task->launched_on = device;
   for (std::uint32_t s : recorded_[task->replay_index].successors) {

@@ -376,7 +376,7 @@ void Lowerer::lowerFunctionTask(const Pragma &Task, const Pragma *Target, Functi
       << "::run, 0, 0, 0, 0}};\n";
     C << "static const nanort_task_site nanort_site = {NANORT_ABI_VERSION, \""
       << Code::escape(Label) << "\", " << fileLiteral(Task.Begin) << ", "
-      << lineOf(Task.Begin) << ", nanort_impl, 1, &" << Args << "::destroy};\n";
+      << lineOf(Task.Begin) << ", nanort_impl, 1, " << trivialOrDestroy(Args) << "};\n";
     C << "nanort_task *nanort_t = nanort_created(nanort_task_create(&nanort_site, sizeof("
       << Args << ")));\n";
     C << "::new (nanort_task_args(nanort_t)) " << Args << "{" << (Instance ? "this" : "");

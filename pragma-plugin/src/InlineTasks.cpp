@@ -167,7 +167,9 @@ void Lowerer::lowerInlineTask(const Pragma &Task, const Pragma *Target, const Ca
     L << BodyText << "\n  }\n  static void run(void *nanort_v) { nanort::detail::run_guarded("
          "&nanort_body, nanort_v); }\n  static void destroy(void *nanort_v) { static_cast<" << Args
       << " *>(nanort_v)->~" << Args << "(); }\n};\n";
-    L << Site("&" + Args + "::run", "&" + Args + "::destroy");
+    // No destructor for trivial captures: the runtime then may copy the block (a taskiter's
+    // replays repeat it byte for byte).
+    L << Site("&" + Args + "::run", trivialOrDestroy(Args));
   }
 
   // C: the argument block, the outlined body and the site go before the function.

@@ -191,6 +191,12 @@ private:
   std::string text(SourceLocation B, SourceLocation E) const {
     return Lexer::getSourceText(CharSourceRange::getTokenRange(B, E), SM, LO).str();
   }
+  // A C++ argument block's destructor for its site: none (0) when the block is trivially
+  // copyable and destructible, so that the runtime may copy it (taskiter replays).
+  static std::string trivialOrDestroy(const std::string &Args) {
+    return "(std::is_trivially_copyable<" + Args + ">::value && std::is_trivially_destructible<" +
+           Args + ">::value ? (void (*)(void *))0 : &" + Args + "::destroy)";
+  }
   std::string decl(QualType T, StringRef Name) const {
     std::string S;
     llvm::raw_string_ostream OS(S);

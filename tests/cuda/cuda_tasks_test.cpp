@@ -27,6 +27,7 @@
 #include "device/device_numbering.hpp"
 #include "device/host_lock_cache.hpp"
 #include "runtime.hpp"
+#include "taskiter.hpp"
 
 extern "C" const unsigned char test_kernels[];
 extern "C" const std::size_t test_kernels_size;
@@ -615,3 +616,68 @@ TEST_F(Cuda, PageLockedHostMemoryIsCopiedDirectly) {
 }
 
 }  // namespace
+
+// Taskiter on a GPU (issue 22): one iteration of independent kernels on slices, a chain over
+// the whole array and a saxpy, recorded and replayed; after the first replay, each replay is
+// one CUDA Graph launch (NANORT_TASKITER_GRAPH=cuda, the default), and the results are those of
+// the same loop run task by task. Placed on the first GPU: one device, as the graph needs.
+void taskiter_iteration(std::vector<int> &x, std::vector<float> &fx, std::vector<float> &fy,
+                        int iteration_value) {
+  const int n = static_cast<int>(x.size()), slices = 8, slice = n / slices;
+  for (int k = 0; k < slices; ++k)
+    ASSERT_OK(add(x.data() + k * slice, k + 1, slice, NANORT_INOUT, kAdd, 0));
+  for (int c = 0; c < 3; ++c) ASSERT_OK(add(x.data(), iteration_value, n, NANORT_INOUT, kAdd, 0));
+  const int fn = static_cast<int>(fx.size());
+  ASSERT_OK(submit(kSaxpy, SaxpyArgs{fn, 0.5f, fx.data(), fy.data()},
+                   {{fx.data(), fn * sizeof(float), NANORT_IN},
+                    {fy.data(), fn * sizeof(float), NANORT_INOUT}},
+                   static_cast<std::size_t>(fn), 128, 0, 0));
+}
+
+TEST_F(Cuda, TaskiterReplaysAsOneCudaGraphPerIteration) {
+  constexpr int n = 1 << 16, fn = 1 << 12, iterations = 40;
+  std::vector<int> x_seq(n, 0), x(n, 0);
+  std::vector<float> fx(fn), fy_seq(fn, 1.0f), fy(fn, 1.0f);
+  for (int i = 0; i < fn; ++i) fx[i] = static_cast<float>(i % 13);
+  for (int it = 0; it < iterations; ++it) taskiter_iteration(x_seq, fx, fy_seq, 2);
+  ASSERT_OK(nanort_taskwait());
+
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  taskiter_iteration(x, fx, fy, 2);
+  ASSERT_OK(nanort_taskiter_replay(iter, 1));  // task by task: it shows they share one GPU
+  ASSERT_OK(nanort_taskiter_replay(iter, iterations - 12));
+  const int graph_device = reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device;
+  ASSERT_OK(nanort_taskiter_replay(iter, 5));  // graph launches again, one call later
+  ASSERT_OK(nanort_taskiter_end(iter, 5));
+  ASSERT_OK(nanort_taskwait());
+  const char *mode = std::getenv("NANORT_TASKITER_GRAPH");
+  if (mode && std::string(mode) == "off")
+    EXPECT_EQ(graph_device, -1);
+  else
+    EXPECT_GE(graph_device, 0) << "the replays did not become graph launches";
+  EXPECT_EQ(x, x_seq);
+  EXPECT_EQ(fy, fy_seq);
+  EXPECT_EQ(x[0], iterations * (1 + 6));
+}
+
+// A CPU task in the iteration: no graph (the replays go on task by task), same results.
+TEST_F(Cuda, TaskiterWithACpuTaskReplaysTaskByTask) {
+  constexpr int n = 1 << 12, iterations = 10;
+  std::vector<int> x(n, 0), seen(1, -1);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  ASSERT_OK(add(x.data(), 3, n, NANORT_INOUT, kAdd, 0));
+  nanort_task *task = nanort_task_create(&kPeekSite, sizeof(PeekArgs));
+  ASSERT_NE(task, nullptr);
+  *static_cast<PeekArgs *>(nanort_task_args(task)) = PeekArgs{x.data(), n, seen.data()};
+  ASSERT_OK(nanort_task_access(task, x.data(), n * sizeof(int), NANORT_IN));
+  ASSERT_OK(nanort_task_access(task, seen.data(), sizeof(int), NANORT_OUT));
+  ASSERT_OK(nanort_task_submit(task));
+  ASSERT_OK(nanort_taskiter_replay(iter, iterations - 1));
+  EXPECT_LT(reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device, 0);
+  ASSERT_OK(nanort_taskiter_end(iter, 0));
+  ASSERT_OK(nanort_taskwait());
+  EXPECT_EQ(seen[0], 3 * iterations);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], 3 * iterations) << i;
+}

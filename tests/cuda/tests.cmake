@@ -29,6 +29,13 @@ nanort_add_gtest(cuda_tasks LABEL cuda
   LIBS nanort_static OpenCL::OpenCL
   ENV "NANORT_CPU_WORKERS=2;NANORT_WRITE_BACK=taskwait")
 
+# The taskiter tests again with each replay's kernels launched one by one (no CUDA Graph).
+add_test(NAME cuda_tasks.TaskiterWithoutGraphs
+         COMMAND cuda_tasks --gtest_filter=Cuda.Taskiter*)
+set_tests_properties(cuda_tasks.TaskiterWithoutGraphs PROPERTIES LABELS cuda
+  TIMEOUT ${NANORT_TEST_TIMEOUT}
+  ENVIRONMENT "NANORT_CPU_WORKERS=2;NANORT_WRITE_BACK=taskwait;NANORT_TASKITER_GRAPH=off")
+
 # Kernels from an object made by plain nvcc -c, linked with nanort_cuda_objects.
 set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)
 add_custom_command(OUTPUT ${linked_object}

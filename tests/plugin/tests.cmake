@@ -199,6 +199,35 @@ function(nanort_plugin_program name wrapper env)
   endforeach()
 endfunction()
 
+# The run-time errors of a program that nanort_plugin_program built, from its binaries: each
+# ENTRIES item "case|message" runs it again with <variable>=case once its own test has passed
+# (a fixture), as test plugin.<name>.<case>.<variant>, and expects exit status 1, the message,
+# the ALSO texts, and none of the REJECT texts.
+function(nanort_plugin_errors program name variable)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "ENTRIES;ALSO;REJECT;ENV")
+  set(variants gcc)
+  if(NOT NANORT_SANITIZE)
+    list(APPEND variants clang)
+  endif()
+  foreach(variant ${variants})
+    set_tests_properties(plugin.run.${program}.${variant} PROPERTIES
+                         FIXTURES_SETUP plugin_${program}_${variant})
+    foreach(entry IN LISTS arg_ENTRIES)
+      string(FIND "${entry}" "|" bar)
+      string(SUBSTRING "${entry}" 0 ${bar} case)
+      math(EXPR bar "${bar} + 1")
+      string(SUBSTRING "${entry}" ${bar} -1 message)
+      set(test plugin.${name}.${case}.${variant})
+      nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS ${arg_ALSO} "${message}"
+                              REJECT ${arg_REJECT} COMMAND ${plugin_bin}/${variant}/${program})
+      set(environment ${arg_ENV} "${variable}=${case}")
+      set_tests_properties(${test} PROPERTIES ENVIRONMENT "${environment}"
+                           FIXTURES_REQUIRED plugin_${program}_${variant})
+      nanort_test_properties(plugin ${test})
+    endforeach()
+  endforeach()
+endfunction()
+
 set(p ${plugin_dir}/programs)
 nanort_plugin_program(function_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/function_tasks.c)
 nanort_plugin_program(inline_tasks_c nanocc "NANORT_CPU_WORKERS=2" -Wall ${p}/inline_tasks.c)
@@ -216,53 +245,23 @@ nanort_plugin_program(tasks_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall 
 # iteration, C++ (templates, members, lambdas); NANORT_CPU_WORKERS=2 fixes the default number of
 # chunks that taskloop.c checks (4 per worker).
 nanort_plugin_program(taskloop_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskloop.c)
-# Its run-time errors, from the binary that test built.
-set(taskloop_variants gcc)
-if(NOT NANORT_SANITIZE)
-  list(APPEND taskloop_variants clang)
-endif()
-foreach(variant ${taskloop_variants})
-  set_tests_properties(plugin.run.taskloop_c.${variant} PROPERTIES
-                       FIXTURES_SETUP plugin_taskloop_${variant})
-  foreach(entry "grainsize|'#pragma omp taskloop': grainsize(zero) is 0; it must be positive"
-                "step|'#pragma omp taskloop': the loop's step is -1: 'i' never reaches its bound")
-    string(FIND "${entry}" "|" bar)
-    string(SUBSTRING "${entry}" 0 ${bar} case)
-    math(EXPR bar "${bar} + 1")
-    string(SUBSTRING "${entry}" ${bar} -1 message)
-    set(test plugin.taskloop.${case}.${variant})
-    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "taskloop.c:" "${message}"
-                            REJECT "FAILED" "not stopped"
-                            COMMAND ${plugin_bin}/${variant}/taskloop_c)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKLOOP_ERROR=${case}"
-                         FIXTURES_REQUIRED plugin_taskloop_${variant})
-    nanort_test_properties(plugin ${test})
-  endforeach()
-endforeach()
+# Its run-time errors.
+nanort_plugin_errors(taskloop_c taskloop TASKLOOP_ERROR ALSO "taskloop.c:"
+  ENTRIES "grainsize|'#pragma omp taskloop': grainsize(zero) is 0; it must be positive"
+          "step|'#pragma omp taskloop': the loop's step is -1: 'i' never reaches its bound"
+  REJECT "FAILED" "not stopped")
 # taskiter and taskgraph (issue 22): loops whose later iterations replay the first one's tasks
 # (unroll(2) over swapped pointers, while and do-while conditions that read the tasks' results,
 # a loop that is not canonical, function tasks, inside an inline task and a final task), and
 # taskgraph regions replayed per graph_id; each against the loop run in order. Then its
 # run-time errors, from the binary that test built.
 nanort_plugin_program(taskiter_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror ${p}/taskiter.c -lm)
-foreach(variant ${taskloop_variants})
-  set_tests_properties(plugin.run.taskiter_c.${variant} PROPERTIES
-                       FIXTURES_SETUP plugin_taskiter_${variant})
-  foreach(entry "unroll|taskiter.c:122: '#pragma oss taskiter': unroll(zero) is 0; it must be positive"
-                "taskwait|taskwait inside a taskiter's body: the replays would not wait there")
-    string(FIND "${entry}" "|" bar)
-    string(SUBSTRING "${entry}" 0 ${bar} case)
-    math(EXPR bar "${bar} + 1")
-    string(SUBSTRING "${entry}" ${bar} -1 message)
-    set(test plugin.taskiter.${case}.${variant})
-    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "${message}"
-                            REJECT "FAILED" "not stopped"
-                            COMMAND ${plugin_bin}/${variant}/taskiter_c)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "TASKITER_ERROR=${case}"
-                         FIXTURES_REQUIRED plugin_taskiter_${variant})
-    nanort_test_properties(plugin ${test})
-  endforeach()
-endforeach()
+nanort_plugin_program(taskiter_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
+                      ${p}/taskiter.cpp)
+nanort_plugin_errors(taskiter_c taskiter TASKITER_ERROR
+  ENTRIES "unroll|taskiter.c:122: '#pragma oss taskiter': unroll(zero) is 0; it must be positive"
+          "taskwait|taskwait inside a taskiter's body: the replays would not wait there"
+  REJECT "FAILED" "not stopped")
 nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskloop_oss.c)
 nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror
@@ -272,6 +271,10 @@ nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wa
 # in a taskgroup, OmpSs-2's chunks as reduction tasks combined before the next access,
 # collapse(2) and (3) with grainsize, num_tasks and dependences per iteration, C++ templates and
 # members. Built and run with 2 workers, then run again with 1 and with 4.
+set(taskloop_variants gcc)
+if(NOT NANORT_SANITIZE)
+  list(APPEND taskloop_variants clang)
+endif()
 foreach(entry "taskloop_reduction_c|nanocc|taskloop_reduction.c"
               "taskloop_reduction_oss_c|nanocc|taskloop_reduction_oss.c"
               "taskloop_collapse_c|nanocc|taskloop_collapse.c"
@@ -513,27 +516,8 @@ set(section_errors
     "shape|${sections}:28: task 'shaped': in([n]x): the shape's size is -3"
     "row|${sections}:51: task 'block': in(m[0;2][c;2]): the section starts at index -1 in dimension 2, before the first element of a row"
     "taskwait|${sections}:54: taskwait on(x[0;n + 4]): the section's length is -1")
-set(variants gcc)
-if(NOT NANORT_SANITIZE)
-  list(APPEND variants clang)
-endif()
-foreach(variant ${variants})
-  set_tests_properties(plugin.run.sections_c.${variant} PROPERTIES
-                       FIXTURES_SETUP plugin_sections_${variant})
-  foreach(entry IN LISTS section_errors)
-    string(FIND "${entry}" "|" bar)
-    string(SUBSTRING "${entry}" 0 ${bar} case)
-    math(EXPR bar "${bar} + 1")
-    string(SUBSTRING "${entry}" ${bar} -1 message)
-    set(test plugin.sections.${case}.${variant})
-    nanort_add_checked_test(NAME ${test} STATUS 1 CONTAINS "${message}"
-                            REJECT "FAILED" "all results correct"
-                            COMMAND ${plugin_bin}/${variant}/sections_c)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "NANORT_CPU_WORKERS=2;SECTION_ERROR=${case}"
-                         FIXTURES_REQUIRED plugin_sections_${variant})
-    nanort_test_properties(plugin ${test})
-  endforeach()
-endforeach()
+nanort_plugin_errors(sections_c sections SECTION_ERROR ENTRIES ${section_errors}
+  REJECT "FAILED" "all results correct" ENV "NANORT_CPU_WORKERS=2")
 
 # CUDA kernels (device(cuda)): the wrappers compile kernels/cuda_kernels.cu with nvcc into a
 # fatbin and embed it. cuda_saxpy_c needs a GPU: without one it prints why and exits with 77

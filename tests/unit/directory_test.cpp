@@ -276,6 +276,34 @@ TEST(Directory, BuffersLeftByAFlushAreTakenByOtherData) {
   EXPECT_EQ(dev2.live_buffers(), 1u);
 }
 
+// After a flush, tasks over overlapping parts of an array (blocks with halos) get the array's
+// whole allocation back from the buffer it left: no allocation, no merge of one part's
+// allocation into the next one's (which moved every byte valid so far, once per part).
+TEST(Directory, PartsOfAnArrayAfterAFlushShareItsBuffer) {
+  HostSpace device(device_options("dev1"));
+  Directory directory({{&device}});
+  constexpr std::size_t n = 4096, block = 512, halo = 16;
+  std::vector<int> x = iota_vector(n);
+  for (int round = 0; round < 3; ++round) {
+    if (round == 0)  // the whole array once
+      run_device_task(directory, kDev1, {inout(x.data(), n)},
+                      [&](const Staging &s) { on_device<int>(s, 0)[0] += 1; });
+    else  // blocks with halos: each reads its neighbours' edges, writes its own block
+      for (std::size_t k = 0; k < n / block; ++k) {
+        const std::size_t first = k ? k * block - halo : 0,
+                          last = std::min(n, (k + 1) * block + halo);
+        run_device_task(directory, kDev1,
+                        {in(x.data() + first, last - first), inout(x.data() + k * block, block)},
+                        [&](const Staging &s) { on_device<int>(s, 1)[0] += 1; });
+      }
+    directory.flush();
+  }
+  EXPECT_EQ(x[0], 3);
+  EXPECT_EQ(x[block], static_cast<int>(block) + 2);
+  EXPECT_EQ(directory.counters(kDev1).allocations, 1u);
+  EXPECT_EQ(device.live_buffers(), 1u);
+}
+
 TEST(Directory, SecondReadIsAHit) {
   HostSpace device(device_options("dev1"));
   Directory directory({{&device}});

@@ -18,6 +18,7 @@
 #include "../small_vector.hpp"
 #include "../spin_lock.hpp"
 #include "../task.hpp"
+#include "../taskiter.hpp"
 #include "cuda_api.hpp"
 #include "cuda_backend.hpp"
 
@@ -491,8 +492,11 @@ class CudaDevice final : public Accelerator {
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
+    for (auto &[recording, graph] : graphs_)
+      if (graph.exec) cu_.cuGraphExecDestroy(graph.exec);
     for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamDestroy(stream);
+    if (capture_) cu_.cuStreamDestroy(capture_);
     cu_.cuDevicePrimaryCtxRelease(device_);
   }
 
@@ -564,27 +568,61 @@ class CudaDevice final : public Accelerator {
   dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
                            const std::vector<dc::DataAccess> &data,
                            const dc::Directory::Staging &staging) override {
-    const Driver &cu = cu_;
+    make_current(cu_, context_);
+    if (task.replay && !task.replayed) return launch_graph(task, data, staging);
+    KernelCall call;
+    prepare(task, impl, data, staging, call);
+    // The kernel stream. Kernels of tasks take the two in turn, so that one kernel's start
+    // overlaps the last, partly empty wave of the one before (a long tail where threads' work
+    // varies). A task launched behind unfinished predecessors waits for their kernels (their
+    // completions are among staging.ready): on the stream of this GPU's ones when they all
+    // lie on one (stream order, no event to record), else on the next in turn.
+    const int s = choose_stream(task, staging);
+    wait_for(cu_, compute_[s], staging.ready);
+    launch_on(task, impl, call, compute_[s]);
+    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
+    // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
+    // and its end is then seen at once (its results may go home, its successors start)
+    // rather than with the kernels launched after it.
+    std::size_t bytes = 0;
+    for (const dc::DataAccess &access : data) bytes += access.region.bytes();
+    if (bytes >= (std::size_t(1) << 20)) marks_[s]->seal();
+    return std::make_shared<KernelCompletion>(cu_, marks_[s], std::move(mark), impl.kernel_name);
+  }
+
+ private:
+  // One kernel launch: the kernel, its parameters (values point into the argument block,
+  // buffers at device addresses here, in 'addresses'), grid and block. Not copied: the
+  // parameters point into it.
+  struct Kernel;
+  struct KernelCall {
+    Kernel *kernel = nullptr;
+    SmallVector<void *, 16> parameters;
+    SmallVector<CUdeviceptr, 16> addresses;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    KernelCall() = default;
+    KernelCall(const KernelCall &) = delete;
+    KernelCall &operator=(const KernelCall &) = delete;
+  };
+
+  void prepare(const Task &task, const nanort_task_impl &impl,
+               const std::vector<dc::DataAccess> &data, const dc::Directory::Staging &staging,
+               KernelCall &call, bool sorted_data = false) {
     if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
       throw std::runtime_error("the CUDA implementation names no kernel or no module");
-    make_current(cu, context_);
     Kernel &kernel = find_kernel(*impl.module, impl.kernel_name);
+    call.kernel = &kernel;
     if (task.ndrange_dims < 1 || task.ndrange_dims > 3)
       throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' needs an ndrange");
-
-    // Parameters: values point into the argument block, buffers at device addresses here.
     const std::uint32_t count = impl.num_kernel_args;
     if (count > 0 && !parameter_size(kernel, count - 1))
       throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' takes " +
                                std::to_string(kernel.sizes.size()) +
                                " parameter(s), the task passes " + std::to_string(count));
-    // Inline for the usual kernel (no allocation); 'addresses' is filled first so that the
-    // pointers to its elements stay put.
-    SmallVector<void *, 16> parameters;
-    SmallVector<CUdeviceptr, 16> addresses;
+    // 'addresses' is filled first so that the pointers to its elements stay put.
     for (std::uint32_t i = 0; i < count; ++i) {
-      parameters.push_back(nullptr);
-      addresses.push_back(0);
+      call.parameters.push_back(nullptr);
+      call.addresses.push_back(0);
     }
     for (std::uint32_t i = 0; i < count; ++i) {
       const nanort_kernel_arg &arg = impl.kernel_args[i];
@@ -600,75 +638,139 @@ class CudaDevice final : public Accelerator {
         throw std::runtime_error(which() + " is " + std::to_string(kernel.sizes[i]) +
                                  " bytes, the task passes " + std::to_string(arg.size));
       if (arg.kind == NANORT_ARG_VALUE) {
-        parameters[i] = task.args + arg.offset;
+        call.parameters[i] = task.args + arg.offset;
       } else if (arg.kind == NANORT_ARG_BUFFER) {
         if (arg.size != sizeof(void *))
           throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
         void *pointer = nullptr;
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
         if (pointer) {
-          const dc::Placement place = device_place(which, pointer, data, staging);
-          addresses[i] = static_cast<CUdeviceptr>(place.buffer.handle + place.offset);
+          // (A graph launch's data: many disjoint spans in address order, searched by halves.)
+          const dc::Placement place = sorted_data ? sorted_device_place(which, pointer, data, staging)
+                                                  : device_place(which, pointer, data, staging);
+          call.addresses[i] = static_cast<CUdeviceptr>(place.buffer.handle + place.offset);
         }
-        parameters[i] = &addresses[i];
+        call.parameters[i] = &call.addresses[i];
       } else {
         throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
       }
     }
-
     // Grid and block: the global size rounded up to whole blocks, as OmpSs does.
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     for (int d = 0; d < task.ndrange_dims; ++d) {
       const std::size_t global = task.ndrange_global[d];
       std::size_t local = task.ndrange_local[d];
       if (local == 0) local = d == 0 ? std::min<std::size_t>(std::max<std::size_t>(global, 1), 128) : 1;
-      block[d] = static_cast<unsigned>(local);
-      grid[d] = static_cast<unsigned>((global + local - 1) / local);
+      call.block[d] = static_cast<unsigned>(local);
+      call.grid[d] = static_cast<unsigned>((global + local - 1) / local);
     }
-    // The kernel stream. Kernels of tasks take the two in turn, so that one kernel's start
-    // overlaps the last, partly empty wave of the one before (a long tail where threads' work
-    // varies). A task launched behind unfinished predecessors waits for their kernels (their
-    // completions are among staging.ready): on the stream of this GPU's ones when they all
-    // lie on one (stream order, no event to record), else on the next in turn.
-    int s = 0;
-    if (kernel_streams_ == 2) {
-      int behind = -1;  // the stream of this GPU's unfinished predecessors, 2 for both
-      if (task.early_released)
-        for (const dc::CompletionPtr &completion : staging.ready) {
-          auto *kernel = dynamic_cast<KernelCompletion *>(completion.get());
-          if (!kernel || kernel->poll()) continue;
-          const int on = kernel->stream() == compute_[0] ? 0 : kernel->stream() == compute_[1] ? 1 : -1;
-          if (on >= 0) behind = behind < 0 || behind == on ? on : 2;
-        }
-      if (behind == 0 || behind == 1) {
-        s = behind;
-      } else {
-        s = next_stream_;
-        next_stream_ ^= 1;
-      }
-    }
-    wait_for(cu, compute_[s], staging.ready);
-    const CUresult status = cu.cuLaunchKernel(
-        kernel.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-        static_cast<unsigned>(task.shmem_bytes), compute_[s], parameters.begin(), nullptr);
-    if (status != CUDA_SUCCESS)
-      throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
-                                  std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
-                                  std::to_string(grid[2]) + ", block " + std::to_string(block[0]) +
-                                  "x" + std::to_string(block[1]) + "x" + std::to_string(block[2]) +
-                                  ", " + std::to_string(task.shmem_bytes) +
-                                  " bytes of shared memory) failed with " + error_text(status));
-    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
-    // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
-    // and its end is then seen at once (its results may go home, its successors start)
-    // rather than with the kernels launched after it.
-    std::size_t bytes = 0;
-    for (const dc::DataAccess &access : data) bytes += access.region.bytes();
-    if (bytes >= (std::size_t(1) << 20)) marks_[s]->seal();
-    return std::make_shared<KernelCompletion>(cu, marks_[s], std::move(mark), impl.kernel_name);
   }
 
- private:
+  int choose_stream(const Task &task, const dc::Directory::Staging &staging) {
+    if (kernel_streams_ != 2) return 0;
+    int behind = -1;  // the stream of this GPU's unfinished predecessors, 2 for both
+    if (task.early_released)
+      for (const dc::CompletionPtr &completion : staging.ready) {
+        auto *kernel = dynamic_cast<KernelCompletion *>(completion.get());
+        if (!kernel || kernel->poll()) continue;
+        const int on = kernel->stream() == compute_[0] ? 0 : kernel->stream() == compute_[1] ? 1 : -1;
+        if (on >= 0) behind = behind < 0 || behind == on ? on : 2;
+      }
+    if (behind == 0 || behind == 1) return behind;
+    const int s = next_stream_;
+    next_stream_ ^= 1;
+    return s;
+  }
+
+  void launch_on(const Task &task, const nanort_task_impl &impl, KernelCall &call,
+                 CUstream stream) {
+    const CUresult status = cu_.cuLaunchKernel(
+        call.kernel->function, call.grid[0], call.grid[1], call.grid[2], call.block[0],
+        call.block[1], call.block[2], static_cast<unsigned>(task.shmem_bytes), stream,
+        call.parameters.begin(), nullptr);
+    if (status != CUDA_SUCCESS)
+      throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
+                                  std::to_string(call.grid[0]) + "x" + std::to_string(call.grid[1]) +
+                                  "x" + std::to_string(call.grid[2]) + ", block " +
+                                  std::to_string(call.block[0]) + "x" +
+                                  std::to_string(call.block[1]) + "x" +
+                                  std::to_string(call.block[2]) + ", " +
+                                  std::to_string(task.shmem_bytes) +
+                                  " bytes of shared memory) failed with " + error_text(status));
+  }
+
+  // A taskiter's replay as one CUDA Graph launch ('task' launches it: task.replay's tasks,
+  // their data among 'data'). The graph is the replayed kernels captured in recorded order
+  // (each after its predecessors) on one stream, instantiated once and launched again while
+  // the device addresses of their buffers stay the same; captured again when they change.
+  dc::CompletionPtr launch_graph(const Task &task, const std::vector<dc::DataAccess> &data,
+                                 const dc::Directory::Staging &staging) {
+    const Driver &cu = cu_;  // (NANORT_CU_CHECK calls through 'cu')
+    const std::vector<Task *> &tasks = task.replay->tasks();
+    const std::uint64_t key = task.replay->id();
+    if (!graphs_.count(key))
+      while (graphs_.size() >= kKeptGraphs) {  // the oldest recordings' (likely ended) go
+        if (graphs_.begin()->second.exec) cu_.cuGraphExecDestroy(graphs_.begin()->second.exec);
+        graphs_.erase(graphs_.begin());
+      }
+    ReplayGraph &graph = graphs_[key];
+    std::vector<CUdeviceptr> addresses;
+    for (const Task *replayed : tasks) {
+      KernelCall call;
+      prepare(*replayed, *replayed->impl, data, staging, call, true);
+      addresses.insert(addresses.end(), call.addresses.begin(), call.addresses.end());
+    }
+    if (!graph.exec || addresses != graph.addresses) {
+      if (!capture_) NANORT_CU_CHECK(cuStreamCreate(&capture_, CU_STREAM_NON_BLOCKING));
+      NANORT_CU_CHECK(cuStreamBeginCapture(capture_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+      CUgraph captured = nullptr;
+      try {
+        for (const Task *replayed : tasks) {
+          KernelCall call;
+          prepare(*replayed, *replayed->impl, data, staging, call, true);
+          launch_on(*replayed, *replayed->impl, call, capture_);
+        }
+      } catch (...) {
+        cu_.cuStreamEndCapture(capture_, &captured);
+        if (captured) cu_.cuGraphDestroy(captured);
+        throw;
+      }
+      NANORT_CU_CHECK(cuStreamEndCapture(capture_, &captured));
+      CUgraphExec exec = nullptr;
+      const CUresult status = cu_.cuGraphInstantiateWithFlags(&exec, captured, 0);
+      cu_.cuGraphDestroy(captured);
+      if (status != CUDA_SUCCESS)
+        throw CudaError(status, "instantiating the CUDA Graph of a taskiter's " +
+                                    std::to_string(tasks.size()) + " kernels failed with " +
+                                    error_text(status));
+      // (An instance still running is freed once it ends.)
+      if (graph.exec) cu_.cuGraphExecDestroy(graph.exec);
+      graph.exec = exec;
+      graph.addresses = std::move(addresses);
+      ++graph.captures;
+    }
+    std::uint64_t launches = 1;  // the replays it stands for (Runtime::replay)
+    if (task.args_size == sizeof launches) std::memcpy(&launches, task.args, sizeof launches);
+    const int s = choose_stream(task, staging);
+    wait_for(cu_, compute_[s], staging.ready);
+    for (std::uint64_t k = 0; k < launches; ++k) {
+      const CUresult status = cu_.cuGraphLaunch(graph.exec, compute_[s]);
+      if (status != CUDA_SUCCESS)
+        throw CudaError(status, "launching the CUDA Graph of a taskiter's " +
+                                    std::to_string(tasks.size()) + " kernels failed with " +
+                                    error_text(status));
+    }
+    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
+    marks_[s]->seal();  // (many kernels: its end is worth an event of its own)
+    return std::make_shared<KernelCompletion>(cu_, marks_[s], std::move(mark),
+                                              tasks.front()->impl->kernel_name);
+  }
+
+  struct ReplayGraph {
+    CUgraphExec exec = nullptr;
+    std::vector<CUdeviceptr> addresses;  // of every kernel's buffers, as captured
+    int captures = 0;
+  };
+
   struct Loaded {
     CUmodule module = nullptr;
     std::string error;
@@ -807,6 +909,11 @@ class CudaDevice final : public Accelerator {
   std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;
   std::pair<const nanort_kernel_module *, const char *> last_key_{};
   Kernel *last_kernel_ = nullptr;  // in kernels_ (map nodes stay put)
+  // Taskiter replays as CUDA Graphs, by recording (manager thread only), and the stream
+  // their kernels are captured on.
+  std::map<std::uint64_t, ReplayGraph> graphs_;  // by TaskIter::id, oldest first
+  static constexpr std::size_t kKeptGraphs = 16;
+  CUstream capture_ = nullptr;
 };
 
 }  // namespace

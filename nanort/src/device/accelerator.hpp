@@ -6,6 +6,7 @@
 #include <nanort/dc/memory_space.hpp>
 #include <nanort/nanort.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -52,6 +53,25 @@ dc::Placement device_place(const Which &which, const void *pointer,
                                        "covers (add it to in/out/inout or copy_in/copy_out)");
   dc::Placement place = staging.placements[best];
   place.offset += address - data[best].region.first();
+  return place;
+}
+
+// The same for data in address order whose regions do not overlap (a taskiter's graph launch:
+// the spans its tasks access), found by halves.
+template <class Which>
+dc::Placement sorted_device_place(const Which &which, const void *pointer,
+                                  const std::vector<dc::DataAccess> &data,
+                                  const dc::Directory::Staging &staging) {
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  auto after = std::upper_bound(data.begin(), data.end(), address,
+                                [](std::uintptr_t a, const dc::DataAccess &access) {
+                                  return a < access.region.first();
+                                });
+  if (after == data.begin() || address >= std::prev(after)->region.last_end())
+    return device_place(which, pointer, data, staging);  // (says which argument, and why)
+  const std::size_t i = static_cast<std::size_t>(std::prev(after) - data.begin());
+  dc::Placement place = staging.placements[i];
+  place.offset += address - data[i].region.first();
   return place;
 }
 

@@ -68,7 +68,8 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
                                    bool ran) {
   const std::size_t d = static_cast<std::size_t>(device);
   if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
-  if (ran && perf_model_ && task.site)
+  // (A taskiter's graph launch is not its first kernel's run: no sample of that kernel.)
+  if (ran && perf_model_ && task.site && !(task.replay && !task.replayed))
     perf_model_->record(perf_key(task, accelerators_[d]->model()),
                         static_cast<double>(nanoseconds) * 1e-9);
 }

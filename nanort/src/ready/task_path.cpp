@@ -5,6 +5,7 @@
 // released, parent told), and the waits that run other tasks meanwhile (help_until,
 // taskwait). Start, stop and wiring are in runtime.cpp; devices in device/.
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -618,15 +619,55 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
   }
   if (iter->size() == 0) return NANORT_SUCCESS;
   std::vector<Task *> roots;
-  for (std::uint64_t k = 0; k < count && !iter->failed(); ++k) {
+  std::uint64_t k = 0;
+  for (; k < count && !iter->failed(); ++k) {
+    if (iter->graph_device >= 0 ||
+        (iter->replays_run >= TaskIter::kReplaysBeforeGraph && try_graph_replays(iter)))
+      break;
     iter->arm(roots, k + 1 == count, owner);
     for (std::size_t i = 0; i < iter->size(); ++i) observer_->task_created();
     ReadyList ready;
     for (Task *root : roots) ready.push_back(root);
     push_ready(ready);
     wait_until([iter] { return iter->replay_done(); });
+    ++iter->replays_run;
+  }
+  if (k < count && iter->graph_device >= 0 && !iter->failed()) {
+    // The rest as graph launches, all by one task in the owner's domain: its data staged
+    // once, its argument block the number of launches (CudaDevice::launch), its writes
+    // recorded as any device task's, and its results home early once they are done.
+    const std::uint64_t launches = count - k;
+    Task *launcher = create(iter->tasks().front()->site, sizeof launches);
+    std::memcpy(launcher->args, &launches, sizeof launches);
+    launcher->label = "taskiter graph";
+    for (const Access &access : iter->graph_accesses) launcher->accesses.push_back(access);
+    launcher->copy_deps = true;
+    launcher->wanted_kind = NANORT_DEVICE_CUDA;
+    launcher->wanted_index = iter->graph_index;
+    launcher->replay = iter;  // (and not replayed: the graph's launches, CudaDevice::launch)
+    if (nanort_status status = submit(launcher)) return status;
+    wait_for_children(owner, 0);
+    nanort_status status = collect_errors(owner);
+    if (status) iter->fail();
+    return status;
   }
   return collect_errors(owner);
+}
+
+bool Runtime::try_graph_replays(TaskIter *iter) {
+  if (!config_.taskiter_graphs || iter->graph_device == -2) return false;
+  const int device = iter->one_device();
+  if (device < 0 || accelerators_[static_cast<std::size_t>(device)]->kind() != NANORT_DEVICE_CUDA) {
+    iter->graph_device = -2;  // never
+    return false;
+  }
+  int index = 0;
+  for (int d = 0; d < device; ++d)
+    index += accelerators_[static_cast<std::size_t>(d)]->kind() == NANORT_DEVICE_CUDA;
+  iter->graph_index = index;
+  iter->graph_accesses = iter->merged_accesses();
+  iter->graph_device = device;
+  return true;
 }
 
 nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {

@@ -198,6 +198,11 @@ class Directory {
     std::size_t used = 0;  // live allocations plus free buffers
     std::map<std::uintptr_t, std::unique_ptr<Allocation>> allocations;  // by host start
     std::multimap<std::size_t, DeviceBuffer> free_buffers;              // by size
+    // The ranges of allocations a flush left holding nothing valid (drop_stale), by start: a
+    // task that touches part of one again gets its whole range back while a free buffer of
+    // that size is left (tasks over neighbouring parts of an array then share one allocation
+    // again, instead of each merging the ones before it). At most kRecentRanges.
+    std::map<std::uintptr_t, std::uintptr_t> recent_ranges;
     SpaceMask direct = 0;  // spaces that copy into this one directly
     int pinned = 0;        // allocations held by staged tasks
     TransferCounters counters;
@@ -213,6 +218,7 @@ class Directory {
   struct DeferredCopy;
   class DeferredCompletion;
 
+  static constexpr std::size_t kRecentRanges = 256;
   bool stage_in_place(SpaceId space, std::span<const DataAccess> accesses, Staging &out);
   // The allocation for [start, end), which covers the allocations it overlaps; when their
   // union does not fit, or would put [own_start, own_end) at an offset kernels cannot be

@@ -1,0 +1,84 @@
+// taskiter and taskgraph in C++: a member function and a function template whose loops are
+// taskiters (unroll(2) over swapped std::vector storage, a while loop on a residual), a
+// taskgraph in a member function; each result compared with the same loop run in order.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "check.h"
+
+template <class T> struct Grid {
+  std::vector<T> a, b;
+  explicit Grid(int n) : a(n), b(n) {
+    for (int i = 0; i < n; ++i) a[i] = b[i] = static_cast<T>((i * 13) % 7);
+  }
+  // 'steps' smoothing steps over 4 blocks; the result in a.
+  void run(int steps) {
+    const int n = static_cast<int>(a.size()), bs = n / 4;
+    T *from = a.data(), *to = b.data();
+    #pragma oss taskiter unroll(2)
+    for (int s = 0; s < steps; ++s) {
+      for (int k = 0; k < 4; ++k) {
+        const int lo = k * bs;
+        #pragma oss task in(from[0;n]) out(to[lo;bs])
+        for (int i = lo; i < lo + bs; ++i)
+          to[i] = (i == 0 || i == n - 1) ? from[i] : (from[i - 1] + 2 * from[i] + from[i + 1]) / 4;
+      }
+      T *t = from;
+      from = to;
+      to = t;
+    }
+    #pragma oss taskwait
+    if (from != a.data()) a.swap(b);
+  }
+};
+
+template <class T> int halve_until(T &value, T limit) {
+  int rounds = 0;
+  #pragma oss taskiter
+  while (value > limit) {
+    #pragma oss task inout(value, rounds)
+    {
+      value /= 2;
+      ++rounds;
+    }
+  }
+  #pragma oss taskwait
+  return rounds;
+}
+
+struct Counter {
+  long total = 0;
+  void add(long delta, int again) {
+    #pragma omp taskgraph graph_reset(again)
+    {
+      #pragma omp task depend(inout: total) firstprivate(delta)
+      total += delta;
+    }
+  }
+};
+
+int main() {
+  for (int steps : {0, 1, 3, 8, 9}) {
+    Grid<double> g(64), ref(64);
+    g.run(steps);
+    for (int s = 0; s < steps; ++s) {
+      for (int i = 0; i < 64; ++i)
+        ref.b[i] = (i == 0 || i == 63) ? ref.a[i]
+                                       : (ref.a[i - 1] + 2 * ref.a[i] + ref.a[i + 1]) / 4;
+      ref.a.swap(ref.b);
+    }
+    CHECK(g.a == ref.a);
+  }
+  double v = 1000;
+  float f = 100;
+  CHECK(halve_until(v, 1.0) == 10 && v < 1.0);
+  CHECK(halve_until(f, 3.0f) == 6);
+  Counter c;
+  c.add(5, 0);  // records
+  c.add(7, 0);  // replays +5
+  c.add(1, 1);  // records again
+  c.add(9, 0);  // replays +1
+  CHECK(c.total == 12);
+  CHECK_DONE();
+}
