@@ -79,8 +79,8 @@ const std::vector<EnvVar> &environment_table() {
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
       {"NANORT_TASKITER_GRAPH", "cuda",
-       "a taskiter whose replayed tasks all ran on one CUDA GPU replays as one CUDA Graph "
-       "launch per iteration (its kernels captured once, after the first replay): cuda, or off "
+       "a taskiter whose recorded tasks all ran on one CUDA GPU replays as one CUDA Graph "
+       "launch per iteration (its kernels captured once, at the first replay): cuda, or off "
        "(each replayed task launched by itself)"},
       {"NANORT_EARLY_LAUNCH", "across",
        "a device task whose predecessors' kernels are all launched is launched behind them "

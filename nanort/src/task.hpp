@@ -32,6 +32,8 @@ struct TaskReductions;
 struct TaskgroupScope;
 
 // Task::early_device besides a device number (device/device_numbering.hpp).
+// Task::replay_index of a task that launches a taskiter's replays as CUDA Graphs.
+constexpr std::uint32_t kGraphLauncher = 0xffffffffu;
 constexpr int kEarlyNone = -1;       // no launched predecessor counted yet
 constexpr int kEarlyNever = -2;      // a predecessor it cannot be launched behind
 constexpr int kEarlyAnyDevice = -3;  // launched predecessors on several devices of its kind
@@ -191,8 +193,9 @@ struct Task {
 
   // Taskiter (taskiter.hpp): the recording this task's body makes of the tasks it submits;
   // for a task replayed from a recording ('replayed' above), that recording and the task's
-  // place in it; for a task that launches a whole replay as one CUDA Graph ('replayed'
-  // false), the recording it launches.
+  // place in it; for a task recorded ('replayed' false), the recording it is in (its launch
+  // tells where the recorded iteration ran); for a task that launches whole replays as CUDA
+  // Graphs ('replayed' false, replay_index kGraphLauncher), the recording it launches.
   TaskIter *recording = nullptr;
   TaskIter *replay = nullptr;  // (its place in it: replay_index, below)
 

@@ -45,7 +45,7 @@ TaskIter::~TaskIter() {
   for (Task *task : tasks_) task->drop_ref();
 }
 
-void TaskIter::record(const Task &task) {
+void TaskIter::record(Task &task) {
   std::string refused;
   if (task.reductions)
     refused = "has a reduction (a replay cannot combine its private copies again)";
@@ -77,6 +77,8 @@ void TaskIter::record(const Task &task) {
   std::copy(task.ndrange_local, task.ndrange_local + 3, r.ndrange_local);
   r.shmem_bytes = task.shmem_bytes;
   recorded_.push_back(std::move(r));
+  task.replay = this;  // (its launch is counted: recorded_launch)
+  task.replay_index = static_cast<std::uint32_t>(recorded_.size() - 1);
 }
 
 void TaskIter::build() {
@@ -227,7 +229,7 @@ void TaskIter::count_launched(Task *successor, const Task *predecessor) {
 
 int TaskIter::one_device() const {
   const int device = launch_device_.load(std::memory_order_relaxed);
-  if (device < 0 || launches_.load(std::memory_order_relaxed) != tasks_.size()) return -1;
+  if (device < 0 || launches_.load(std::memory_order_relaxed) != recorded_.size()) return -1;
   for (const Recorded &r : recorded_)
     if (!r.impl || r.impl->device == NANORT_DEVICE_SMP) return -1;
   return device;

@@ -41,7 +41,13 @@ class TaskIter {
   // A task the owner submits while recording. Throws std::invalid_argument, naming the task,
   // for what a replay cannot repeat (arguments that need a destructor, reductions); the
   // recording is then spoiled: end() replays nothing and says why.
-  void record(const Task &task);
+  void record(Task &task);
+  // A recorded task's kernel was launched on 'device' (Runtime::device_task_launched).
+  void recorded_launch(int device) { note_launch(device); }
+  // The task launches this recording's replays as CUDA Graphs.
+  static bool is_graph_launcher(const Task &task) {
+    return task.replay && !task.replayed && task.replay_index == kGraphLauncher;
+  }
   // Why the recording cannot be replayed; empty when it can.
   const std::string &spoiled() const { return spoiled_; }
   std::size_t size() const { return recorded_.size(); }
@@ -90,16 +96,16 @@ class TaskIter {
   // The data of a whole replay as few accesses: the bytes its tasks access, spans that touch
   // or overlap merged, each written (inout) where any task writes it, else read.
   std::vector<Access> merged_accesses() const;
-  // After 'replays' replays whose tasks ran one by one, later ones run as graph launches.
-  static constexpr std::uint64_t kReplaysBeforeGraph = 1;
-  // Set by the runtime (Runtime::replay, the owner's thread only): replays run task by task
-  // so far; the device of graph launches (-1 not decided, -2 never), its index among the
-  // CUDA GPUs, and the accesses of each launch.
-  std::uint64_t replays_run = 0;
+
+  // Set by the runtime (Runtime::replay, the owner's thread only): the device of graph
+  // launches (-1 not decided, -2 never), its index among the CUDA GPUs, and the accesses of
+  // each launch. Decided from where the recorded iteration's tasks ran.
   int graph_device = -1;
   int graph_index = 0;
   std::vector<Access> graph_accesses;
   void fail() { failed_.store(true, std::memory_order_release); }
+  // Its owner returned while it recorded: no call may use it any more.
+  void abandon() { owner_ = nullptr; }
 
  private:
   struct Recorded {
@@ -143,6 +149,13 @@ class TaskIter {
   // -2 several).
   std::atomic<std::size_t> launches_{0};
   std::atomic<int> launch_device_{-1};
+  void note_launch(int device) {
+    launches_.fetch_add(1, std::memory_order_relaxed);
+    int seen = -1;
+    if (!launch_device_.compare_exchange_strong(seen, device, std::memory_order_relaxed) &&
+        seen != device)
+      launch_device_.store(-2, std::memory_order_relaxed);
+  }
 };
 
 template <class ReadyList>
@@ -189,11 +202,7 @@ void TaskIter::try_early(Task *task, ReadyList &ready) {
 
 template <class ReadyList>
 void TaskIter::launched(Task *task, int device, ReadyList &ready) {
-  launches_.fetch_add(1, std::memory_order_relaxed);
-  int seen = -1;
-  if (!launch_device_.compare_exchange_strong(seen, device, std::memory_order_relaxed) &&
-      seen != device)
-    launch_device_.store(-2, std::memory_order_relaxed);
+  note_launch(device);
   std::lock_guard<SpinLock> guard(early_lock_);
   task->launched_on = device;
   for (std::uint32_t s : recorded_[task->replay_index].successors) {

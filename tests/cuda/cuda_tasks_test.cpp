@@ -618,8 +618,7 @@ TEST_F(Cuda, PageLockedHostMemoryIsCopiedDirectly) {
 }  // namespace
 
 // Taskiter on a GPU (issue 22): one iteration of independent kernels on slices, a chain over
-// the whole array and a saxpy, recorded and replayed; after the first replay, each replay is
-// one CUDA Graph launch (NANORT_TASKITER_GRAPH=cuda, the default), and the results are those of
+// the whole array and a saxpy, recorded and replayed; each replay is one CUDA Graph launch (NANORT_TASKITER_GRAPH=cuda, the default), and the results are those of
 // the same loop run task by task. Placed on the first GPU: one device, as the graph needs.
 void taskiter_iteration(std::vector<int> &x, std::vector<float> &fx, std::vector<float> &fy,
                         int iteration_value) {
@@ -645,7 +644,7 @@ TEST_F(Cuda, TaskiterReplaysAsOneCudaGraphPerIteration) {
   nanort_taskiter *iter = nullptr;
   ASSERT_OK(nanort_taskiter_begin(&iter));
   taskiter_iteration(x, fx, fy, 2);
-  ASSERT_OK(nanort_taskiter_replay(iter, 1));  // task by task: it shows they share one GPU
+  ASSERT_OK(nanort_taskiter_replay(iter, 1));  // the recorded tasks ran on one GPU: a graph
   ASSERT_OK(nanort_taskiter_replay(iter, iterations - 12));
   const int graph_device = reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device;
   ASSERT_OK(nanort_taskiter_replay(iter, 5));  // graph launches again, one call later

@@ -569,7 +569,7 @@ class CudaDevice final : public Accelerator {
                            const std::vector<dc::DataAccess> &data,
                            const dc::Directory::Staging &staging) override {
     make_current(cu_, context_);
-    if (task.replay && !task.replayed) return launch_graph(task, data, staging);
+    if (TaskIter::is_graph_launcher(task)) return launch_graph(task, data, staging);
     KernelCall call;
     prepare(task, impl, data, staging, call);
     // The kernel stream. Kernels of tasks take the two in turn, so that one kernel's start

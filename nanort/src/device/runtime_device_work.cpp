@@ -69,13 +69,15 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
   const std::size_t d = static_cast<std::size_t>(device);
   if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
   // (A taskiter's graph launch is not its first kernel's run: no sample of that kernel.)
-  if (ran && perf_model_ && task.site && !(task.replay && !task.replayed))
+  if (ran && perf_model_ && task.site && !TaskIter::is_graph_launcher(task))
     perf_model_->record(perf_key(task, accelerators_[d]->model()),
                         static_cast<double>(nanoseconds) * 1e-9);
 }
 
 void Runtime::device_task_launched(Task *task, int device) {
   ReadyList ready;
+  if (task->replay && !task->replayed && task->replay_index != kGraphLauncher) [[unlikely]]
+    task->replay->recorded_launch(device);  // (where the recorded iteration runs)
   if (task->replayed) [[unlikely]]  // its successors in the recorded graph
     task->replay->launched(task, device, ready);
   else if (task->in_domain)  // (not in its parent's domain: no accesses, nobody depends on it)

@@ -580,7 +580,13 @@ void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1,
 // Taskiter
 
 void Runtime::end_abandoned_recording(Task *task) {
-  delete task->recording;  // (what it recorded are ordinary children: they run on)
+  {
+    // What it recorded are ordinary children that run on and tell it where they launch: it
+    // stays until the runtime stops.
+    std::lock_guard<std::mutex> guard(taskiters_mutex_);
+    task->recording->abandon();
+    kept_taskiters_.emplace_back(task->recording);
+  }
   task->recording = nullptr;
   task->failed = true;
   task->parent->record_error(task->describe() +
@@ -621,16 +627,13 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
   std::vector<Task *> roots;
   std::uint64_t k = 0;
   for (; k < count && !iter->failed(); ++k) {
-    if (iter->graph_device >= 0 ||
-        (iter->replays_run >= TaskIter::kReplaysBeforeGraph && try_graph_replays(iter)))
-      break;
+    if (iter->graph_device >= 0 || try_graph_replays(iter)) break;
     iter->arm(roots, k + 1 == count, owner);
     for (std::size_t i = 0; i < iter->size(); ++i) observer_->task_created();
     ReadyList ready;
     for (Task *root : roots) ready.push_back(root);
     push_ready(ready);
     wait_until([iter] { return iter->replay_done(); });
-    ++iter->replays_run;
   }
   if (k < count && iter->graph_device >= 0 && !iter->failed()) {
     // The rest as graph launches, all by one task in the owner's domain: its data staged
@@ -645,6 +648,7 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
     launcher->wanted_kind = NANORT_DEVICE_CUDA;
     launcher->wanted_index = iter->graph_index;
     launcher->replay = iter;  // (and not replayed: the graph's launches, CudaDevice::launch)
+    launcher->replay_index = kGraphLauncher;
     if (nanort_status status = submit(launcher)) return status;
     wait_for_children(owner, 0);
     nanort_status status = collect_errors(owner);
