@@ -74,6 +74,8 @@ Directory::Allocation *Directory::place(SpaceId id, std::uintptr_t start, std::u
     auto in = space.allocations.upper_bound(start);
     if (in != space.allocations.begin() && std::prev(in)->second->end > start) --in;
     for (; in != space.allocations.end() && in->first < end; ++in) overlaps.push_back(in->second.get());
+    for (Allocation *old : overlaps)
+      if (old->pins) return nullptr;  // (as above)
     low = own_start;
     high = own_end;
     for (Allocation *old : overlaps) {

@@ -242,17 +242,21 @@ std::vector<Access> TaskIter::merged_accesses() const {
   };
   std::vector<Span> spans;
   for (const Recorded &r : recorded_)
-    for (const std::vector<Access> *list : {&r.accesses, &r.copies})
+    for (const std::vector<Access> *list : {&r.accesses, &r.copies}) {
+      if (list == &r.accesses && !r.copy_deps) continue;  // (dependences only: not moved)
       for (const Access &access : *list)
         if (!access.region.empty())
-          spans.push_back({access.region.first(), access.region.last_end(),
-                           access.mode != NANORT_IN});
+          access.region.for_each_range([&](std::uintptr_t first, std::uintptr_t end) {
+            spans.push_back({first, end, access.mode != NANORT_IN});
+          });
+    }
   std::sort(spans.begin(), spans.end(),
             [](const Span &a, const Span &b) { return a.first < b.first; });
   std::vector<Access> merged;
   for (std::size_t i = 0; i < spans.size();) {
     Span run = spans[i++];
-    while (i < spans.size() && spans[i].first <= run.end) {
+    // (Overlapping spans only: bytes between them, or next to them, are no task's.)
+    while (i < spans.size() && spans[i].first < run.end) {
       run.end = std::max(run.end, spans[i].end);
       run.written = run.written || spans[i].written;
       ++i;
@@ -281,8 +285,10 @@ void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {
 bool TaskIter::ended(Task *task) {
   // Ready for the next replay now, by the thread that ended it (the reset of every task would
   // otherwise be the creator's alone, between replays): nothing of this run of it is read
-  // any more, and no predecessor counts it down until the next replay starts.
-  reset(*task, recorded_[task->replay_index], owner_);
+  // any more, and no predecessor counts it down until the next replay starts. Not after a
+  // failure: no replay follows, and a task released early that failed (in staging, say)
+  // ends before its predecessors, which still count it down.
+  if (!failed()) reset(*task, recorded_[task->replay_index], owner_);
   return left_.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 

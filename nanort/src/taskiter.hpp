@@ -93,8 +93,9 @@ class TaskIter {
   // The replayed tasks, in recorded order (each after its predecessors): a graph launch reads
   // their kernels and argument blocks.
   const std::vector<Task *> &tasks() const { return tasks_; }
-  // The data of a whole replay as few accesses: the bytes its tasks access, spans that touch
-  // or overlap merged, each written (inout) where any task writes it, else read.
+  // The data of a whole replay as few accesses: the bytes its tasks move (rows of a block
+  // region each), overlapping spans merged, each written (inout) where any task writes part
+  // of it, else read.
   std::vector<Access> merged_accesses() const;
 
   // Set by the runtime (Runtime::replay, the owner's thread only): the device of graph

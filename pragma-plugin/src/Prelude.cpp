@@ -19,7 +19,7 @@ std::string Lowerer::prelude() const {
   // functions in the main file).
   if (CPP)
     S += std::string(UsesOptional ? "#include <optional>\n" : "") +
-         "#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
+         "#include <exception>\n#include <new>\n#include <type_traits>\n#include <nanort/error.hpp>\n"
          "static inline __attribute__((unused)) void nanort_check(nanort_status nanort_s, "
          "const char *nanort_what) {\n"
          "  (void)nanort_what;\n  nanort::detail::raise(nanort_s);\n}\n";
@@ -85,12 +85,14 @@ std::string Lowerer::prelude() const {
            "    : std::is_same<T, double>::value ? NANORT_TYPE_DOUBLE\n"
            "    : std::is_same<T, long double>::value ? NANORT_TYPE_LONG_DOUBLE : 0;\n}\n";
   }
-  // taskiter without unroll: before the loop's condition after the recorded iteration, the
-  // recording ends and its tasks are waited for (the condition may read what they wrote).
+  // A taskiter loop without a trip count: before its condition after the recorded iteration,
+  // the recording ends; after every iteration, its tasks are waited for and their results
+  // brought home (the condition may read what they wrote).
   if (UsesTaskiter)
     S += "static inline __attribute__((unused)) int nanort_ti_wait(nanort_taskiter *nanort_t, "
          "unsigned long long nanort_k, const char *nanort_what) {\n"
          "  if (nanort_k == 1) nanort_check(nanort_taskiter_replay(nanort_t, 0), nanort_what);\n"
+         "  if (nanort_k >= 1) nanort_check(nanort_taskwait(), nanort_what);\n"
          "  return 1;\n}\n";
   if (UsesTaskloop)
     S += taskloopPrelude();

@@ -6,14 +6,15 @@
 // (nanort_taskiter_*). The loop is kept as written; code goes around its body and into its
 // condition:
 //
-// - without 'unroll' (any 'for', 'while' or 'do' loop): before the condition is evaluated
-//   after the recorded iteration, the recording ends and its tasks are waited for; each later
-//   iteration whose condition holds is one replay, waited for before the condition is
-//   evaluated again. The condition may so read what the tasks wrote (a residual).
-// - with 'unroll(n)' (a 'for' loop whose trip count is known when it starts, as a taskloop's):
-//   the first n iterations are recorded; then the loop's increment is run for the replayed
-//   iterations and the replays (trip count / n - 1 of them) run at once; the iterations left
-//   (fewer than n) run as usual.
+// - a 'for' loop whose trip count is known when it starts (a taskloop's forms; 'unroll(n)'
+//   needs one): the first n iterations (1 without unroll) are recorded; then the loop's
+//   increment is run for the replayed iterations and the replays (trip count / n - 1 of them)
+//   run at once; the iterations left (fewer than n) run as usual.
+// - any other 'for', 'while' or 'do' loop: before the condition is evaluated after the
+//   recorded iteration, the recording ends and its tasks are waited for and their results
+//   brought home (a taskwait); each later iteration whose condition holds is one replay,
+//   waited for the same way before the condition is evaluated again. The condition may so
+//   read what the tasks wrote (a residual).
 //
 // '#pragma omp taskgraph' before a block (OpenMP 6.0): the first encounter of the construct
 // (per graph_id) runs the block and records its tasks; later encounters replay them instead
@@ -138,10 +139,17 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
                   {exitName(Exits.Found)});
   const Clause *Unroll = P.find(ClauseKind::Unroll);
   TaskloopLoop Loop;
+  // Counted: the trip count taken before the loop starts, as a taskloop's (unroll needs it; a
+  // 'for' loop in that form without unroll takes it too, so that its replays run at once,
+  // without the host looking at their results between them).
+  bool Counted = false;
   if (Unroll) {
-    // The trip count, taken before the loop starts, as a taskloop's.
     if (!analyzeTaskloop(Ctx, P, S, Diags, Loop))
       return report(DiagId::TaskiterUnrollLoop, Unroll->Loc);
+    Counted = true;
+  } else if (isa<ForStmt>(S)) {
+    DiagSink Unused(SM); // (a loop of another form is lowered the other way, no error)
+    Counted = analyzeTaskloop(Ctx, P, S, Unused, Loop);
   }
   SourceLocation Begin, End, BodyBegin, BodyEnd;
   statementRange(Cand, Begin, End);
@@ -160,9 +168,14 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
   Code Enter(SM); // before the body: the recording starts, or the iteration is a replay
   Head.Subst = Enter.Subst = Outer ? &Outer->Views : nullptr;
   Head << "{ nanort_taskiter *nanort_ti = 0; unsigned long long nanort_ti_k = 0;\n";
-  if (!Unroll) {
+  if (CPP) // an exception out of the loop ends the recording (its tasks are waited for)
+    Head << "struct nanort_ti_unwind { nanort_taskiter *&t; int n; ~nanort_ti_unwind() { if (t "
+            "&& std::uncaught_exceptions() > n) nanort_taskiter_end(t, 0); } } nanort_ti_uw{"
+            "nanort_ti, std::uncaught_exceptions()};\n";
+  if (!Counted) {
     UsesTaskiter = true;
-    // The condition, after the recorded iteration and after each replay, once they ended.
+    // The condition, after the recorded iteration and after each replay, once they ended and
+    // their results are home (it may read what they wrote, on a device too).
     RW.InsertTextBefore(CondRange.getBegin(), "nanort_ti_wait(nanort_ti, nanort_ti_k, " +
                                                   Where + ") && (");
     RW.InsertTextAfter(afterToken(CondRange.getEnd()), ")");
@@ -176,13 +189,18 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
     emitTripCount(Head, P, Loop, "_ti");
     auto *F = cast<ForStmt>(S);
     Head << "long long nanort_ti_uv = (long long)(";
-    Head.user(Unroll->Args[0]);
-    Head << ");\nunsigned long long nanort_ti_u, nanort_ti_reps;\nif (nanort_ti_uv <= 0) "
-            "nanort_tl_error("
-         << cLiteral(printfText("nanort: " + At + ": unroll(" + spellTokens(Unroll->Args[0]) +
-                                ") is ") +
-                     "%lld; it must be positive\n")
-         << ", nanort_ti_uv);\nnanort_ti_u = (unsigned long long)nanort_ti_uv;\n"
+    if (Unroll)
+      Head.user(Unroll->Args[0]);
+    else
+      Head << "1";
+    Head << ");\nunsigned long long nanort_ti_u, nanort_ti_reps;\n";
+    if (Unroll)
+      Head << "if (nanort_ti_uv <= 0) nanort_tl_error("
+           << cLiteral(printfText("nanort: " + At + ": unroll(" + spellTokens(Unroll->Args[0]) +
+                                  ") is ") +
+                       "%lld; it must be positive\n")
+           << ", nanort_ti_uv);\n";
+    Head << "nanort_ti_u = (unsigned long long)nanort_ti_uv;\n"
             "nanort_ti_reps = nanort_tl_n_ti > nanort_ti_u ? (nanort_tl_n_ti - nanort_ti_u) / "
             "nanort_ti_u : 0;\n";
     // At the first iteration after the recorded ones: the replays, then the increment for
@@ -237,7 +255,12 @@ void Lowerer::lowerTaskgraph(const Pragma &P, const Candidate &Cand) {
   };
   // The construct's own static variable: its address names the construct's graphs.
   C << "{ static char nanort_tg_construct; nanort_taskgraph *nanort_tg = 0; int nanort_tg_run "
-       "= 1;\n(void)nanort_tg_construct;\nif (";
+       "= 1;\n(void)nanort_tg_construct;\n";
+  if (CPP) // an exception out of the region ends its recording
+    C << "struct nanort_tg_unwind { nanort_taskgraph *&g; int n; ~nanort_tg_unwind() { if "
+         "(std::uncaught_exceptions() > n) nanort_taskgraph_end(g, 1); } } nanort_tg_uw{"
+         "nanort_tg, std::uncaught_exceptions()};\n";
+  C << "if (";
   Arg(ClauseKind::If, "1");
   C << ") nanort_check(nanort_taskgraph_begin(&nanort_tg_construct, (unsigned long long)";
   Arg(ClauseKind::GraphId, "0");

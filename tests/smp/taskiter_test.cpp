@@ -282,7 +282,7 @@ TEST(Taskiter, ABodyThatReturnsWhileRecordingFails) {
   ASSERT_EQ(spawn({record_and_return, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
             NANORT_SUCCESS);
   EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
-  EXPECT_NE(std::string(nanort_last_error()).find("returned with a taskiter still recording"),
+  EXPECT_NE(std::string(nanort_last_error()).find("returned with a taskiter or taskgraph still recording"),
             std::string::npos)
       << nanort_last_error();
   EXPECT_EQ(x, 1.0);

@@ -587,11 +587,20 @@ void Runtime::end_abandoned_recording(Task *task) {
     task->recording->abandon();
     kept_taskiters_.emplace_back(task->recording);
   }
+  {
+    std::lock_guard<std::mutex> guard(taskgraphs_mutex_);  // (a taskgraph's: records again)
+    for (auto &[key, entry] : taskgraphs_)
+      if (entry.recording == task->recording) {
+        entry.recording = nullptr;
+        entry.busy = false;
+      }
+  }
   task->recording = nullptr;
   task->failed = true;
   task->parent->record_error(task->describe() +
-                             " returned with a taskiter still recording (nanort_taskiter_end "
-                             "was not called): nothing of it was replayed");
+                             " returned with a taskiter or taskgraph still recording "
+                             "(nanort_taskiter_end or nanort_taskgraph_end was not called): "
+                             "nothing of it was replayed");
 }
 
 TaskIter *Runtime::taskiter_begin() {
@@ -679,6 +688,7 @@ nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {
   if (owner->recording == iter) {  // the first call: the recording ends, the graph is kept
     std::unique_ptr<TaskIter> kept(iter);
     nanort_status status = end_recording(iter, owner);
+    if (status) iter->fail();  // (the recorded iteration failed: nothing is replayed)
     {
       std::lock_guard<std::mutex> guard(taskiters_mutex_);
       kept_taskiters_.push_back(std::move(kept));

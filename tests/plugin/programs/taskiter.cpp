@@ -1,8 +1,11 @@
 // taskiter and taskgraph in C++: a member function and a function template whose loops are
 // taskiters (unroll(2) over swapped std::vector storage, a while loop on a residual), a
-// taskgraph in a member function; each result compared with the same loop run in order.
+// taskgraph in a member function, a refused task's exception out of a taskiter; each result
+// compared with the same loop run in order.
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "check.h"
@@ -80,5 +83,21 @@ int main() {
   c.add(1, 1);  // records again
   c.add(9, 0);  // replays +1
   CHECK(c.total == 12);
+  // A task a replay cannot repeat (a capture with a destructor): the error leaves the loop as
+  // an exception, and the recording ends with it (the taskwait after it is not refused).
+  std::vector<int> weights(4, 2);
+  int sum = 0;
+  bool refused = false;
+  try {
+    #pragma oss taskiter
+    for (int i = 0; i < 3; ++i) {
+      #pragma oss task inout(sum) firstprivate(weights)
+      sum += weights[0];
+    }
+  } catch (const std::exception &e) {
+    refused = std::string(e.what()).find("destructor") != std::string::npos;
+  }
+  #pragma oss taskwait
+  CHECK(refused && sum == 0);
   CHECK_DONE();
 }
