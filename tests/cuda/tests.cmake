@@ -35,6 +35,10 @@ add_test(NAME cuda_tasks.TaskiterWithoutGraphs
 set_tests_properties(cuda_tasks.TaskiterWithoutGraphs PROPERTIES LABELS cuda
   TIMEOUT ${NANORT_TEST_TIMEOUT}
   ENVIRONMENT "NANORT_CPU_WORKERS=2;NANORT_WRITE_BACK=taskwait;NANORT_TASKITER_GRAPH=off")
+if(NANORT_TEST_ENV_MODIFICATION)  # (the sanitizers' settings, as nanort_add_gtest gives them)
+  set_tests_properties(cuda_tasks.TaskiterWithoutGraphs PROPERTIES
+                       ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
+endif()
 
 # Kernels from an object made by plain nvcc -c, linked with nanort_cuda_objects.
 set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)
