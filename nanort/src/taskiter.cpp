@@ -273,8 +273,6 @@ void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {
     owner_ = owner;
     for (Task *task : tasks_) task->parent = owner;
   }
-  launches_.store(0, std::memory_order_relaxed);
-  launch_device_.store(-1, std::memory_order_relaxed);
   last_ = last;
   left_.store(tasks_.size(), std::memory_order_relaxed);
   roots.clear();

@@ -86,9 +86,9 @@ class TaskIter {
   bool has_successors(const Task *task) const {
     return !recorded_[task->replay_index].successors.empty();
   }
-  // One launch per replay (a CUDA Graph, taskiter_graph.cpp): the device every task of the
-  // last replay was launched on, when they were all device tasks launched on one device;
-  // else -1. Read once a replay has ended.
+  // One launch per replay (a CUDA Graph, CudaDevice::launch): the device every recorded task
+  // was launched on, when they were all device tasks launched on one device; else -1. Read
+  // once the recording has ended.
   int one_device() const;
   // The replayed tasks, in recorded order (each after its predecessors): a graph launch reads
   // their kernels and argument blocks.
@@ -146,8 +146,8 @@ class TaskIter {
   // do (a graph of CPU tasks counts its successors down without it).
   bool any_device_ = false;
   SpinLock early_lock_;
-  // Launches of the current replay (launched()): how many, and on which device (-1 none yet,
-  // -2 several).
+  // Launches of the recorded tasks (recorded_launch): how many, and on which device (-1 none
+  // yet, -2 several).
   std::atomic<std::size_t> launches_{0};
   std::atomic<int> launch_device_{-1};
   void note_launch(int device) {
@@ -203,7 +203,6 @@ void TaskIter::try_early(Task *task, ReadyList &ready) {
 
 template <class ReadyList>
 void TaskIter::launched(Task *task, int device, ReadyList &ready) {
-  note_launch(device);
   std::lock_guard<SpinLock> guard(early_lock_);
   task->launched_on = device;
   for (std::uint32_t s : recorded_[task->replay_index].successors) {
