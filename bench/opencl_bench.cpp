@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <thread>
 #include <vector>
@@ -641,6 +642,10 @@ void submit_inc(int *x, std::size_t work_items) {
   check_nanort(nanort_task_submit(t), "nanort_task_submit (inc)");
 }
 
+// The runtime's OpenCL backend asks for an event (and flushes) with one launch in this many
+// (LaunchMarks::kKernelsPerMark in nanort/src/opencl/opencl_device.cpp).
+constexpr std::size_t kLaunchesPerEvent = 8;
+
 void run_overhead(const Options &o, const Raw &raw) {
   const int n = o.tasks;
   const std::size_t w = o.work_items;
@@ -672,42 +677,65 @@ void run_overhead(const Options &o, const Raw &raw) {
   };
 
   // Raw OpenCL driven the way the runtime drives a device (nanort/src/opencl): per launch the
-  // kernel's argument count asked for, its argument set, an event, a clFlush; at most
-  // NANORT_DEVICE_IN_FLIGHT launches outstanding, their events polled with clGetEventInfo
-  // (yielding between polls) and released once complete. The part of nanort's time that the
-  // OpenCL calls alone explain.
+  // kernel's argument set; an event and a clFlush with every 'group'-th launch only (the
+  // runtime's launch marks: on an in-order queue that event covers the launches before it);
+  // at most NANORT_DEVICE_IN_FLIGHT launches outstanding (default 32), the oldest group's
+  // event polled with clGetEventInfo (yielding between polls) and released once complete.
+  // With group 1: an event and a flush per launch. The part of nanort's time that the OpenCL
+  // calls alone explain.
   const char *in_flight_text = std::getenv("NANORT_DEVICE_IN_FLIGHT");
   const std::size_t in_flight =
-      std::clamp<long>(in_flight_text ? std::atol(in_flight_text) : 4, 1, 64);
-  auto launch_polled = [&](cl_mem buffer, std::vector<cl_event> &outstanding) {
-    while (outstanding.size() >= in_flight) {
-      bool freed = false;
-      for (std::size_t k = 0; k < outstanding.size();) {
-        cl_int state = CL_COMPLETE;
-        check_cl(clGetEventInfo(outstanding[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
-                                &state, nullptr), "clGetEventInfo");
-        if (state <= CL_COMPLETE) {
-          clReleaseEvent(outstanding[k]);
-          outstanding.erase(outstanding.begin() + static_cast<std::ptrdiff_t>(k));
-          freed = true;
-        } else {
-          ++k;
-        }
+      std::clamp<long>(in_flight_text ? std::atol(in_flight_text) : 32, 1, 64);
+  struct Group {
+    cl_event event;
+    std::size_t launches;
+  };
+  auto launch_polled = [&](cl_mem buffer, std::deque<Group> &groups, std::size_t &outstanding,
+                           std::size_t &open, std::size_t group) {
+    while (outstanding >= in_flight) {
+      if (open > 0) {  // the manager seals what it holds back when it cannot launch more
+        cl_event marker = nullptr;
+        check_cl(clEnqueueMarkerWithWaitList(raw.queue, 0, nullptr, &marker),
+                 "clEnqueueMarkerWithWaitList");
+        check_cl(clFlush(raw.queue), "clFlush");
+        groups.push_back(Group{marker, open});
+        open = 0;
       }
-      if (!freed) std::this_thread::yield();
+      cl_int state = CL_COMPLETE;
+      check_cl(clGetEventInfo(groups.front().event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof state, &state, nullptr), "clGetEventInfo");
+      if (state <= CL_COMPLETE) {
+        clReleaseEvent(groups.front().event);
+        outstanding -= groups.front().launches;
+        groups.pop_front();
+      } else {
+        std::this_thread::yield();
+      }
     }
-    cl_uint args = 0;
-    check_cl(clGetKernelInfo(raw.inc, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr),
-             "clGetKernelInfo");
     check_cl(clSetKernelArg(raw.inc, 0, sizeof buffer, &buffer), "clSetKernelArg");
+    const bool closes = open + 1 == group;
     cl_event event = nullptr;
-    check_cl(clEnqueueNDRangeKernel(raw.queue, raw.inc, 1, nullptr, &w, &w, 0, nullptr, &event),
-             "clEnqueueNDRangeKernel");
-    check_cl(clFlush(raw.queue), "clFlush");
-    outstanding.push_back(event);
+    check_cl(clEnqueueNDRangeKernel(raw.queue, raw.inc, 1, nullptr, &w, &w, 0, nullptr,
+                                    closes ? &event : nullptr), "clEnqueueNDRangeKernel");
+    ++outstanding;
+    ++open;
+    if (closes) {
+      check_cl(clFlush(raw.queue), "clFlush");
+      groups.push_back(Group{event, open});
+      open = 0;
+    }
+  };
+  auto run_polled = [&](std::size_t group) {
+    std::deque<Group> groups;
+    std::size_t outstanding = 0, open = 0;
+    for (int i = 0; i < n; ++i)
+      launch_polled(slot_buffers[static_cast<std::size_t>(i)], groups, outstanding, open, group);
+    check_cl(clFinish(raw.queue), "clFinish");
+    for (const Group &g : groups) clReleaseEvent(g.event);
   };
 
-  Times nanort_chain, nanort_independent, raw_chain, raw_independent, raw_sync, raw_polled;
+  Times nanort_chain, nanort_independent, raw_chain, raw_independent, raw_sync, raw_polled,
+      raw_event_each;
   long runs = 0;
   auto per_task = [&](Clock::time_point start) { return seconds_since(start) / n; };
   // Each repetition runs the five variants one after another, so that all of them see the
@@ -746,12 +774,41 @@ void run_overhead(const Options &o, const Raw &raw) {
     if (rep) raw_sync.add(per_task(start));
 
     start = Clock::now();
-    std::vector<cl_event> outstanding;
-    for (int i = 0; i < n; ++i) launch_polled(slot_buffers[static_cast<std::size_t>(i)], outstanding);
-    check_cl(clFinish(raw.queue), "clFinish");
-    for (cl_event event : outstanding) clReleaseEvent(event);
+    run_polled(kLaunchesPerEvent);
     if (rep) raw_polled.add(per_task(start));
+
+    start = Clock::now();
+    run_polled(1);
+    if (rep) raw_event_each.add(per_task(start));
   }
+
+  // What single calls of the runtime's launch path cost on this platform (after the runs:
+  // the queue is idle, the event complete).
+  auto per_call = [&](auto &&call) {
+    constexpr int kCalls = 1000;
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kCalls; ++i) call();
+    return seconds_since(start) / kCalls * 1e6;
+  };
+  cl_event probe = nullptr;
+  check_cl(clEnqueueMarkerWithWaitList(raw.queue, 0, nullptr, &probe), "clEnqueueMarker");
+  check_cl(clFinish(raw.queue), "clFinish");
+  const double set_arg_us = per_call([&] {
+    check_cl(clSetKernelArg(raw.inc, 0, sizeof chain_buffer, &chain_buffer), "clSetKernelArg");
+  });
+  const double event_info_us = per_call([&] {
+    cl_int state = CL_COMPLETE;
+    check_cl(clGetEventInfo(probe, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state,
+                            nullptr), "clGetEventInfo");
+  });
+  const double flush_us = per_call([&] { check_cl(clFlush(raw.queue), "clFlush"); });
+  const double marker_us = per_call([&] {
+    cl_event marker = nullptr;
+    check_cl(clEnqueueMarkerWithWaitList(raw.queue, 0, nullptr, &marker), "clEnqueueMarker");
+    clReleaseEvent(marker);
+  });
+  check_cl(clFinish(raw.queue), "clFinish");
+  clReleaseEvent(probe);
 
   // Results: every counter as many times incremented as launches were made.
   check_nanort(nanort_taskwait(), "nanort_taskwait");  // everything back to the host
@@ -770,7 +827,7 @@ void run_overhead(const Options &o, const Raw &raw) {
   check_cl(clEnqueueReadBuffer(raw.queue, slot_buffers.back(), CL_TRUE, 0, w * sizeof(int),
                                back.data(), 0, nullptr, nullptr), "clEnqueueReadBuffer");
   for (std::size_t j = 0; j < w; ++j)
-    check_value(back[j] == 2 * runs, "a raw independent counter", back[j], 2 * runs);
+    check_value(back[j] == 3 * runs, "a raw independent counter", back[j], 3 * runs);
   clReleaseMemObject(chain_buffer);
   for (cl_mem b : slot_buffers) clReleaseMemObject(b);
 
@@ -793,11 +850,15 @@ void run_overhead(const Options &o, const Raw &raw) {
   std::snprintf(polled_name, sizeof polled_name, "raw: runtime's calls, own buffer, <= %zu out",
                 in_flight);
   line(polled_name, raw_polled, nullptr);
+  line("raw: the same, an event and clFlush each", raw_event_each, nullptr);
   line("nanort chain (inout one buffer) / raw queue", nanort_chain, &raw_chain);
   line("nanort chain / raw clFinish after each", nanort_chain, &raw_sync);
   line("nanort independent (own buffer) / raw queue", nanort_independent, &raw_independent);
   line("nanort independent / raw runtime's calls", nanort_independent, &raw_polled);
   std::printf("   (ratio: nanort / raw; above 1, nanort is slower)\n");
+  std::printf("   single calls, us each: clSetKernelArg %.2f, clGetEventInfo (complete) %.2f, "
+              "clFlush (idle queue) %.2f, clEnqueueMarkerWithWaitList %.2f\n",
+              set_arg_us, event_info_us, flush_us, marker_us);
   std::free(chain);
   std::free(slots);
 }

@@ -8,9 +8,12 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "../device/host_lock_cache.hpp"
 #include "../task.hpp"
@@ -57,13 +60,25 @@ bool contains(const std::string &haystack, const std::string &needle) {
 // ---------------------------------------------------------------------------------------------
 // Completions: OpenCL events
 
+// Calls 'done' (on a thread of the driver's) once 'event' completes; false when the driver
+// cannot say.
+bool call_when_complete(cl_event event, std::function<void()> done) {
+  auto *call = new std::function<void()>(std::move(done));
+  const auto trampoline = [](cl_event, cl_int, void *arg) {
+    auto *f = static_cast<std::function<void()> *>(arg);
+    (*f)();
+    delete f;
+  };
+  if (clSetEventCallback(event, CL_COMPLETE, trampoline, call) == CL_SUCCESS) return true;
+  delete call;
+  return false;
+}
+
+// A copy's completion.
 class EventCompletion final : public dc::Completion {
  public:
   EventCompletion(cl_event event, cl_context context, std::string what)
       : event_(event), context_(context), what_(std::move(what)) {}
-  // A kernel's: its name has static storage, and the message is made only on failure.
-  EventCompletion(cl_event event, cl_context context, const char *kernel_name)
-      : event_(event), context_(context), kernel_name_(kernel_name) {}
   ~EventCompletion() override { clReleaseEvent(event_); }
 
   bool poll() override {
@@ -78,20 +93,10 @@ class EventCompletion final : public dc::Completion {
     cl_int status = CL_COMPLETE;
     NANORT_CL_CHECK(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                                    &status, nullptr));
-    if (status < 0)
-      throw OpenClError(status, (kernel_name_ ? "kernel '" + std::string(kernel_name_) + "'" : what_) +
-                                    " failed with " + error_name(status));
+    if (status < 0) throw OpenClError(status, what_ + " failed with " + error_name(status));
   }
   bool on_done(std::function<void()> done) override {
-    auto *call = new std::function<void()>(std::move(done));
-    const auto trampoline = [](cl_event, cl_int, void *arg) {
-      auto *f = static_cast<std::function<void()> *>(arg);
-      (*f)();
-      delete f;
-    };
-    if (clSetEventCallback(event_, CL_COMPLETE, trampoline, call) == CL_SUCCESS) return true;
-    delete call;
-    return false;
+    return call_when_complete(event_, std::move(done));
   }
   cl_event event() const { return event_; }
   cl_context context() const { return context_; }
@@ -100,7 +105,186 @@ class EventCompletion final : public dc::Completion {
   cl_event event_;
   cl_context context_;
   std::string what_;
-  const char *kernel_name_ = nullptr;
+};
+
+// Kernels launched on the compute queue since the last event share one mark. An event and a
+// clFlush per kernel cost more than the launch itself (NVIDIA's OpenCL); on an in-order queue
+// a later command's event covers every earlier kernel, so only the mark's last kernel gets an
+// event (the kKernelsPerMark-th one), or a marker is enqueued after the open mark's kernels
+// when the manager has nothing more to launch (seal()) or someone must wait for one of them
+// (a copy, another queue). The event's callback says when the mark is done, so that polling
+// a kernel reads a flag and asks the driver nothing (clGetEventInfo costs about a
+// microsecond on NVIDIA's OpenCL, and the manager and the directory poll once per task).
+class LaunchMarks {
+ public:
+  struct Mark {
+    std::atomic<cl_event> event{nullptr};  // set once, under the marks' lock
+    std::uint32_t kernels = 0;             // launched in it (under the lock)
+    std::atomic<bool> done{false};         // complete, or failed (status < 0)
+    std::atomic<cl_int> status{CL_COMPLETE};
+    bool called_back = false;  // the event's callback sets done (else poll asks the driver)
+    LaunchMarks *owner = nullptr;
+    ~Mark() {
+      if (cl_event made = event.load()) clReleaseEvent(made);
+    }
+  };
+  static constexpr std::uint32_t kKernelsPerMark = 8;
+
+  explicit LaunchMarks(cl_command_queue queue) : queue_(queue) { clRetainCommandQueue(queue_); }
+  ~LaunchMarks() {
+    clFinish(queue_);
+    // Callbacks come on the driver's threads, possibly after clFinish returns.
+    while (callbacks_pending_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+    delete wake_.load();
+    clReleaseCommandQueue(queue_);
+  }
+  LaunchMarks(const LaunchMarks &) = delete;
+  LaunchMarks &operator=(const LaunchMarks &) = delete;
+
+  // Runs enqueue(event_or_null) for a kernel and returns its mark. The lock is held across
+  // the enqueue, so that no marker another thread enqueues falls between a kernel and the
+  // mark it joins. enqueue throws on failure, which leaves the marks as they were.
+  template <class Enqueue>
+  std::shared_ptr<Mark> launch(Enqueue &&enqueue) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (!open_) {
+      open_ = std::make_shared<Mark>();
+      open_->owner = this;
+    }
+    const bool closes = open_->kernels + 1 == kKernelsPerMark;
+    cl_event made = nullptr;
+    enqueue(closes ? &made : nullptr);
+    ++open_->kernels;
+    std::shared_ptr<Mark> mark = open_;
+    if (closes) close_locked(made);
+    return mark;
+  }
+  // The mark's event, a marker enqueued now if it had none (any thread).
+  cl_event event(Mark &mark) {
+    if (cl_event made = mark.event.load(std::memory_order_acquire)) return made;
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (open_.get() == &mark) seal_locked();
+    return mark.event.load(std::memory_order_relaxed);  // null: done (seal_locked's fallback)
+  }
+  // Ends the open mark, if there are kernels in it (the manager has nothing more to launch).
+  void seal() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (open_) seal_locked();
+  }
+  // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
+  // one given stays: every caller is the same manager).
+  void wake_with(std::function<void()> wake) {
+    if (wake_.load(std::memory_order_acquire)) return;
+    auto *made = new std::function<void()>(std::move(wake));
+    std::function<void()> *expected = nullptr;
+    if (!wake_.compare_exchange_strong(expected, made)) delete made;
+  }
+  void wake() {
+    if (std::function<void()> *wake = wake_.load(std::memory_order_acquire)) (*wake)();
+  }
+
+ private:
+  void seal_locked() {
+    cl_event marker = nullptr;
+    if (clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker) == CL_SUCCESS) {
+      close_locked(marker);
+    } else {
+      // (The driver is out of resources.) Waited for here instead; a failure of one of
+      // these kernels shows in the commands after them.
+      clFinish(queue_);
+      open_->done.store(true, std::memory_order_release);
+      open_.reset();
+    }
+  }
+  // The open mark ends with 'event' (its last kernel's, or a marker after it).
+  void close_locked(cl_event event) {
+    clFlush(queue_);
+    Mark &mark = *open_;
+    // Kept until done: the callback holds the mark's address, not a reference.
+    std::erase_if(waiting_, [](const std::shared_ptr<Mark> &m) {
+      return m->done.load(std::memory_order_acquire);
+    });
+    waiting_.push_back(open_);
+    callbacks_pending_.fetch_add(1, std::memory_order_relaxed);
+    mark.called_back = clSetEventCallback(event, CL_COMPLETE, &LaunchMarks::completed, &mark) ==
+                       CL_SUCCESS;
+    if (!mark.called_back) callbacks_pending_.fetch_sub(1, std::memory_order_relaxed);
+    mark.event.store(event, std::memory_order_release);  // after called_back: poll reads it
+    open_.reset();
+  }
+  static void CL_CALLBACK completed(cl_event event, cl_int status, void *arg) {
+    auto *mark = static_cast<Mark *>(arg);
+    (void)event;
+    // (The marks outlive their pending callbacks; the mark lives until done is seen.)
+    LaunchMarks *self = mark->owner;
+    mark->status.store(status, std::memory_order_relaxed);
+    mark->done.store(true, std::memory_order_release);
+    self->wake();
+    self->callbacks_pending_.fetch_sub(1, std::memory_order_release);
+  }
+
+  cl_command_queue queue_;
+  std::mutex mutex_;  // launches, seals, and waits on open marks
+  std::shared_ptr<Mark> open_;
+  std::vector<std::shared_ptr<Mark>> waiting_;  // closed, callback not yet seen done
+  std::atomic<int> callbacks_pending_{0};
+  std::atomic<std::function<void()> *> wake_{nullptr};
+};
+
+// A kernel in flight: the mark it shares with the kernels launched next to it.
+class KernelCompletion final : public dc::Completion {
+ public:
+  KernelCompletion(std::shared_ptr<LaunchMarks> marks, std::shared_ptr<LaunchMarks::Mark> mark,
+                   cl_context context, const char *kernel_name)
+      : marks_(std::move(marks)), mark_(std::move(mark)), context_(context),
+        kernel_name_(kernel_name) {}
+
+  bool poll() override {
+    if (mark_->done.load(std::memory_order_acquire)) return true;
+    cl_event event = mark_->event.load(std::memory_order_acquire);
+    if (!event || mark_->called_back) return false;  // open (kernels still to come), or running
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) != CL_SUCCESS)
+      return true;  // wait() reports it
+    return status <= CL_COMPLETE;  // complete, or failed (negative)
+  }
+  void wait() override {
+    cl_int status = CL_COMPLETE;
+    if (mark_->done.load(std::memory_order_acquire)) {
+      status = mark_->status.load(std::memory_order_relaxed);
+    } else if (cl_event event = marks_->event(*mark_)) {
+      clWaitForEvents(1, &event);
+      NANORT_CL_CHECK(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                     &status, nullptr));
+    }
+    if (status < 0) {
+      // The event ends the kernels of one mark: any of them may be the one that failed.
+      const std::uint32_t others = mark_->kernels - 1;
+      throw OpenClError(status, "kernel '" + std::string(kernel_name_) + "'" +
+                                    (others ? " (or one of the " + std::to_string(others) +
+                                                  " kernels launched next to it)"
+                                            : std::string()) +
+                                    " failed with " + error_name(status));
+    }
+  }
+  // The marks' callbacks wake the manager (every kernel of a mark is its manager's).
+  bool on_done(std::function<void()> done) override {
+    cl_event event = marks_->event(*mark_);  // (sealed now if it was open)
+    if (event && !mark_->called_back) return false;
+    marks_->wake_with(std::move(done));
+    if (mark_->done.load(std::memory_order_acquire)) marks_->wake();  // done before it was set
+    return true;
+  }
+  const LaunchMarks *marks() const { return marks_.get(); }
+  cl_event event() { return marks_->event(*mark_); }
+  cl_context context() const { return context_; }
+
+ private:
+  std::shared_ptr<LaunchMarks> marks_;
+  std::shared_ptr<LaunchMarks::Mark> mark_;
+  cl_context context_;
+  const char *kernel_name_;  // static storage (the task site's)
 };
 
 // Accelerator::hold_kernels: a barrier on the kernel queue waits for this user event, which
@@ -118,16 +302,26 @@ class UserEventHold final : public KernelHold {
 };
 
 // The events of 'after' that a command in 'context' can wait for; completions from other
-// contexts or backends are waited for here, on the host.
-std::vector<cl_event> wait_list(dc::Dependencies after, cl_context context) {
+// contexts or backends are waited for here, on the host. Kernels launched earlier on 'same'
+// (the in-order queue the command goes to) need no wait at all.
+std::vector<cl_event> wait_list(dc::Dependencies after, cl_context context,
+                                const LaunchMarks *same = nullptr) {
   std::vector<cl_event> events;
   for (const dc::CompletionPtr &completion : after) {
-    if (completion->poll()) continue;
-    auto *event = dynamic_cast<EventCompletion *>(completion.get());
-    if (event && event->context() == context)
+    if (auto *kernel = dynamic_cast<KernelCompletion *>(completion.get())) {
+      if (kernel->marks() == same || kernel->poll()) continue;
+      if (kernel->context() == context) {
+        if (cl_event event = kernel->event()) events.push_back(event);
+        continue;
+      }
+    } else if (completion->poll()) {
+      continue;
+    } else if (auto *event = dynamic_cast<EventCompletion *>(completion.get());
+               event && event->context() == context) {
       events.push_back(event->event());
-    else
-      completion->wait();
+      continue;
+    }
+    completion->wait();
   }
   return events;
 }
@@ -614,9 +808,6 @@ class OpenClMemory final : public dc::MemorySpace {
   dc::CompletionPtr finished(cl_event event, std::string what) {
     return std::make_shared<EventCompletion>(event, context_->handle(), std::move(what));
   }
-  dc::CompletionPtr kernel_finished(cl_event event, const char *kernel_name) {
-    return std::make_shared<EventCompletion>(event, context_->handle(), kernel_name);
-  }
   cl_context context() const { return context_->handle(); }
 
  private:
@@ -643,6 +834,7 @@ class OpenClDevice final : public Accelerator {
   OpenClDevice(std::string name, DeviceInfo info, std::shared_ptr<Context> context)
       : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
     compute_ = make_queue();
+    marks_ = std::make_shared<LaunchMarks>(compute_);
     to_device_ = make_queue();
     to_host_ = make_queue();
     memory_ = std::make_unique<OpenClMemory>(name_, info_, context_, to_device_, to_host_);
@@ -691,20 +883,23 @@ class OpenClDevice final : public Accelerator {
       global[d] = task.ndrange_global[d];
       if (has_local) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];  // as OmpSs
     }
-    const std::vector<cl_event> waits = wait_list(staging.ready, memory_->context());
-    cl_event event = nullptr;
-    const cl_int status = clEnqueueNDRangeKernel(
-        compute_, kernel, static_cast<cl_uint>(task.ndrange_dims), nullptr, global,
-        has_local ? local : nullptr, static_cast<cl_uint>(waits.size()),
-        waits.empty() ? nullptr : waits.data(), &event);
-    if (status != CL_SUCCESS)
-      throw OpenClError(status, "launching kernel '" + std::string(kernel_name) +
-                                    "' failed with " + error_name(status));
-    clFlush(compute_);
-    return memory_->kernel_finished(event, kernel_name);
+    const std::vector<cl_event> waits =
+        wait_list(staging.ready, memory_->context(), marks_.get());
+    std::shared_ptr<LaunchMarks::Mark> mark = marks_->launch([&](cl_event *event) {
+      const cl_int status = clEnqueueNDRangeKernel(
+          compute_, kernel, static_cast<cl_uint>(task.ndrange_dims), nullptr, global,
+          has_local ? local : nullptr, static_cast<cl_uint>(waits.size()),
+          waits.empty() ? nullptr : waits.data(), event);
+      if (status != CL_SUCCESS)
+        throw OpenClError(status, "launching kernel '" + std::string(kernel_name) +
+                                      "' failed with " + error_name(status));
+    });
+    return std::make_shared<KernelCompletion>(marks_, std::move(mark), memory_->context(),
+                                              kernel_name);
   }
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
+  void flush_launches() override { marks_->seal(); }
 
   // Host memory is locked for the whole context (Context::lock_host), where its platform can.
   const void *host_lock_scope() const override {
@@ -725,6 +920,7 @@ class OpenClDevice final : public Accelerator {
     cl_event gate = clCreateUserEvent(memory_->context(), &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateUserEvent");
     auto hold = std::make_unique<UserEventHold>(gate);  // sets it complete however this ends
+    marks_->seal();  // the kernels launched before the hold end without it
     NANORT_CL_CHECK(clEnqueueBarrierWithWaitList(compute_, 1, &gate, nullptr));
     clFlush(compute_);
     return hold;
@@ -827,6 +1023,7 @@ class OpenClDevice final : public Accelerator {
   DeviceInfo info_;
   std::shared_ptr<Context> context_;
   cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
+  std::shared_ptr<LaunchMarks> marks_;  // of compute_; shared with the kernels' completions
   std::unique_ptr<OpenClMemory> memory_;
   // Manager thread only.
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
