@@ -79,6 +79,7 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   out.committed = false;
   out.bytes_in = 0;
   if (stage_in_place(id, accesses, out)) return StageResult::Staged;
+  const std::size_t alignment = std::max<std::size_t>(1, space.memory->argument_alignment());
 
   // 1. Allocations: one for each group of accesses whose ranges overlap each other or a
   // common allocation already there.
@@ -149,7 +150,13 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
       if (region.empty()) break;
       Group group{region.first(), region.last_end(), region.first(), region.last_end(), k, 1};
       widen(group);
-      if (!groups.empty() && group.start < groups.back().end) {
+      // Accesses that only share an allocation already there (their own ranges apart) go in
+      // one group only where kernels can be given both starts: an aligned distance.
+      const bool joins =
+          !groups.empty() && group.start < groups.back().end &&
+          (region.first() < groups.back().own_end ||
+           (region.first() - groups.back().own_start) % alignment == 0);
+      if (joins) {
         Group &last = groups.back();
         last.end = std::max(last.end, group.end);
         last.own_end = std::max(last.own_end, group.own_end);

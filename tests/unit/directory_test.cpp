@@ -304,6 +304,28 @@ TEST(Directory, PartsOfAnArrayAfterAFlushShareItsBuffer) {
   EXPECT_EQ(device.live_buffers(), 1u);
 }
 
+// Two accesses of one task that an allocation already there spans, their own ranges apart at
+// a distance kernels cannot be given (OpenCL sub-buffers start at aligned offsets): each gets
+// an offset that can, however the allocations are laid out.
+TEST(Directory, AccessesSharingAnAllocationGetAlignedOffsets) {
+  HostSpaceOptions options = device_options("dev1");
+  options.argument_alignment = 128;
+  HostSpace device(options);
+  Directory directory({{&device}});
+  std::vector<int> x = iota_vector(4096);
+  run_device_task(directory, kDev1, {inout(x.data(), 2048)},
+                  [&](const Staging &s) { on_device<int>(s, 0)[0] += 1; });
+  // The second access runs past the allocation, which also holds the first one.
+  run_device_task(directory, kDev1, {inout(x.data() + 1028, 100), in(x.data() + 2000, 100)},
+                  [&](const Staging &s) {
+                    for (int i : {0, 1}) EXPECT_EQ(s.placements[i].offset % 128, 0u) << i;
+                    on_device<int>(s, 0)[0] += on_device<int>(s, 1)[99];
+                  });
+  directory.flush();
+  EXPECT_EQ(x[0], 1);
+  EXPECT_EQ(x[1028], 1028 + 2099);
+}
+
 TEST(Directory, SecondReadIsAHit) {
   HostSpace device(device_options("dev1"));
   Directory directory({{&device}});
