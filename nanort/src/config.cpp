@@ -53,6 +53,10 @@ const std::vector<EnvVar> &environment_table() {
        "OpenCL contexts: device (one per device, as programs that drive each GPU alone do: "
        "data between devices goes through the host) or platform (one per platform: its "
        "devices share buffers and copy among themselves directly)"},
+      {"NANORT_OPENCL_LAUNCH", "manager",
+       "who enqueues an OpenCL device's kernels: manager (its manager thread, an event per "
+       "kernel) or thread (a launcher thread of its own, an event per 8 kernels, while the "
+       "manager prepares the next task)"},
       {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",
        "folder of the on-disk cache of OpenCL program binaries (private to the user); off: no "
        "cache"},
@@ -364,6 +368,12 @@ Config read_config(std::vector<std::string> &warnings) {
       throw ConfigError(std::string("NANORT_OPENCL_CONTEXTS='") + v +
                         "' is not one of device, platform");
     config.opencl_context_per_device = !std::strcmp(v, "device");
+  }
+  if (const char *v = std::getenv("NANORT_OPENCL_LAUNCH"); v && *v) {
+    if (std::strcmp(v, "manager") != 0 && std::strcmp(v, "thread") != 0)
+      throw ConfigError(std::string("NANORT_OPENCL_LAUNCH='") + v +
+                        "' is not one of manager, thread");
+    config.opencl_launch_thread = !std::strcmp(v, "thread");
   }
   if (const char *v = std::getenv("NANORT_EARLY_LAUNCH"); v && *v) {
     if (!std::strcmp(v, "across") || !std::strcmp(v, "device"))

@@ -52,6 +52,9 @@ struct Config {
   std::string opencl_devices = "auto";  // selection, see opencl_device.hpp
   // NANORT_OPENCL_CONTEXTS: a context per device (the default) or per platform.
   bool opencl_context_per_device = true;
+  // NANORT_OPENCL_LAUNCH: kernels enqueued by a launcher thread per device (thread) or by the
+  // device's manager thread (manager, the default).
+  bool opencl_launch_thread = false;
   std::string cuda_devices = "all";     // selection, see cuda_device.hpp
   int device_in_flight = 0;            // tasks staged or running per device; 0: by device kind
   std::size_t device_lookahead = 2;    // NANORT_DEVICE_LOOKAHEAD

@@ -29,6 +29,11 @@ __kernel void add_int(__global int *x, int value, int n) {
   int i = get_global_id(0);
   if (i < n) x[i] += value;
 }
+// add_int for one test alone (its first launch is that test's).
+__kernel void add_int_once(__global int *x, int value, int n) {
+  int i = get_global_id(0);
+  if (i < n) x[i] += value;
+}
 __kernel void scale_into(__global const int *x, __global int *y, int factor, int n) {
   int i = get_global_id(0);
   if (i < n) y[i] = x[i] * factor;
@@ -158,6 +163,9 @@ const ClSite kIota(kModule, "iota_int",
 const ClSite kAdd(kModule, "add_int",
                   {buffer(offsetof(AddArgs, x)), value<int>(offsetof(AddArgs, value)),
                    value<int>(offsetof(AddArgs, n))});
+const ClSite kAddOnce(kModule, "add_int_once",
+                      {buffer(offsetof(AddArgs, x)), value<int>(offsetof(AddArgs, value)),
+                       value<int>(offsetof(AddArgs, n))});
 const ClSite kScale(kModule, "scale_into",
                     {buffer(offsetof(ScaleArgs, x)), buffer(offsetof(ScaleArgs, y)),
                      value<int>(offsetof(ScaleArgs, factor)), value<int>(offsetof(ScaleArgs, n))});
@@ -491,6 +499,36 @@ TEST_P(Errors, SuccessorsOfAFailedTaskAreNotRun) {
   // The next tasks on the same data run as usual.
   ASSERT_OK(Task(kAdd, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
   ASSERT_OK(nanort_taskwait());
+  EXPECT_EQ(x, std::vector<int>(64, 11));
+}
+
+// A work-group no device allows: the driver refuses the enqueue. A site's first launch is
+// waited for, so the failure comes with the task, and the task after it was not launched
+// behind it (it is not run). A later launch of the same site fails with the task too.
+TEST_P(Errors, RefusedEnqueueFailsTheTaskAndNotItsSuccessorsData) {
+  constexpr std::size_t n = std::size_t{1} << 24;  // more work-items in one group than any device
+  auto &x = array(64, 1);
+  ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({n}, {n}).submit());
+  ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  std::string message = nanort_last_error();
+  EXPECT_TRUE(contains(message, "task 'add_int_once' (" + kAddOnce.where() + ") failed on"))
+      << message;
+  // (CL_INVALID_WORK_GROUP_SIZE or CL_INVALID_WORK_ITEM_SIZE: drivers check in either order.)
+  EXPECT_TRUE(contains(message, "launching kernel 'add_int_once' failed: "
+                                "clEnqueueNDRangeKernel returned CL_INVALID_WORK_"))
+      << message;
+  EXPECT_TRUE(contains(message, "was not run: it depends on task 'add_int_once'")) << message;
+  EXPECT_EQ(x, std::vector<int>(64, 1));
+  // The site launched before: the refusal comes later, with the task all the same, and the
+  // data the task would have written is what the task before it left.
+  ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
+  ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({n}, {n}).submit());
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  message = nanort_last_error();
+  EXPECT_TRUE(contains(message, "task 'add_int_once' (" + kAddOnce.where() + ") failed on"))
+      << message;
+  EXPECT_TRUE(contains(message, "clEnqueueNDRangeKernel returned CL_INVALID_WORK_")) << message;
   EXPECT_EQ(x, std::vector<int>(64, 11));
 }
 

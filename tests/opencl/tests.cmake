@@ -114,6 +114,15 @@ nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_eag
   ENV NANORT_OPENCL_DEVICES=all NANORT_DEVICE_IN_FLIGHT=1 "POCL_DEVICES=pthread pthread"
       NANORT_WRITE_BACK=eager NANORT_OPENCL_CONTEXTS=platform)
 nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_eager ENV NANORT_WRITE_BACK=eager)
+# ... and with kernels enqueued by a launcher thread per device (NANORT_OPENCL_LAUNCH=thread):
+# the same results, failures and errors.
+nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_launch_thread
+  ENV NANORT_OPENCL_LAUNCH=thread)
+nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_launch_thread
+  ENV NANORT_OPENCL_LAUNCH=thread)
+nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_launch_thread
+  ENV NANORT_OPENCL_DEVICES=all "POCL_DEVICES=pthread pthread" NANORT_OPENCL_CONTEXTS=platform
+      NANORT_OPENCL_LAUNCH=thread)
 # ... and, in one context, with the default tasks in flight (each step's tasks staged behind
 # the kernels of both devices); with one task of the shared queue per device at a time
 # (NANORT_DEVICE_LOOKAHEAD=1); and with tasks launched early behind their own device's

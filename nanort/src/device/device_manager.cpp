@@ -295,6 +295,7 @@ void DeviceManager::complete(Running &running, std::uint64_t ran_ns) {
   std::string failure;
   try {
     running.done->wait();  // done: this only reports a failure
+    if (const std::string *why = running.done->not_run()) failure = *why;
   } catch (const std::exception &e) {
     if (accelerator_.is_fatal(e)) stop_program(running.task, e.what());
     failure = e.what();

@@ -59,7 +59,8 @@ class OpenClBackend final : public Backend {
                          program_cache_->disabled_reason());
     try {
       for (auto &device : opencl::open_devices(found_, chosen, *program_cache_,
-                                               config.opencl_context_per_device))
+                                               config.opencl_context_per_device,
+                                               config.opencl_launch_thread))
         devices.push_back(std::move(device));
     } catch (const std::exception &e) {
       problem(opencl_seen, std::string("OpenCL devices cannot be opened (") + e.what() +

@@ -13,10 +13,10 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "../device/host_lock_cache.hpp"
 #include "../task.hpp"
+#include "opencl_launcher.hpp"
 #include "opencl_program_cache.hpp"
 
 namespace nanort::rt::opencl {
@@ -60,20 +60,6 @@ bool contains(const std::string &haystack, const std::string &needle) {
 // ---------------------------------------------------------------------------------------------
 // Completions: OpenCL events
 
-// Calls 'done' (on a thread of the driver's) once 'event' completes; false when the driver
-// cannot say.
-bool call_when_complete(cl_event event, std::function<void()> done) {
-  auto *call = new std::function<void()>(std::move(done));
-  const auto trampoline = [](cl_event, cl_int, void *arg) {
-    auto *f = static_cast<std::function<void()> *>(arg);
-    (*f)();
-    delete f;
-  };
-  if (clSetEventCallback(event, CL_COMPLETE, trampoline, call) == CL_SUCCESS) return true;
-  delete call;
-  return false;
-}
-
 // A copy's completion.
 class EventCompletion final : public dc::Completion {
  public:
@@ -107,186 +93,6 @@ class EventCompletion final : public dc::Completion {
   std::string what_;
 };
 
-// Kernels launched on the compute queue since the last event share one mark. An event and a
-// clFlush per kernel cost more than the launch itself (NVIDIA's OpenCL); on an in-order queue
-// a later command's event covers every earlier kernel, so only the mark's last kernel gets an
-// event (the kKernelsPerMark-th one), or a marker is enqueued after the open mark's kernels
-// when the manager has nothing more to launch (seal()) or someone must wait for one of them
-// (a copy, another queue). The event's callback says when the mark is done, so that polling
-// a kernel reads a flag and asks the driver nothing (clGetEventInfo costs about a
-// microsecond on NVIDIA's OpenCL, and the manager and the directory poll once per task).
-class LaunchMarks {
- public:
-  struct Mark {
-    std::atomic<cl_event> event{nullptr};  // set once, under the marks' lock
-    std::uint32_t kernels = 0;             // launched in it (under the lock)
-    std::atomic<bool> done{false};         // complete, or failed (status < 0)
-    std::atomic<cl_int> status{CL_COMPLETE};
-    bool called_back = false;  // the event's callback sets done (else poll asks the driver)
-    LaunchMarks *owner = nullptr;
-    ~Mark() {
-      if (cl_event made = event.load()) clReleaseEvent(made);
-    }
-  };
-  static constexpr std::uint32_t kKernelsPerMark = 8;
-
-  explicit LaunchMarks(cl_command_queue queue) : queue_(queue) { clRetainCommandQueue(queue_); }
-  ~LaunchMarks() {
-    clFinish(queue_);
-    // Callbacks come on the driver's threads, possibly after clFinish returns.
-    while (callbacks_pending_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
-    delete wake_.load();
-    clReleaseCommandQueue(queue_);
-  }
-  LaunchMarks(const LaunchMarks &) = delete;
-  LaunchMarks &operator=(const LaunchMarks &) = delete;
-
-  // Runs enqueue(event_or_null) for a kernel and returns its mark. The lock is held across
-  // the enqueue, so that no marker another thread enqueues falls between a kernel and the
-  // mark it joins. enqueue throws on failure, which leaves the marks as they were.
-  template <class Enqueue>
-  std::shared_ptr<Mark> launch(Enqueue &&enqueue) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    if (!open_) {
-      open_ = std::make_shared<Mark>();
-      open_->owner = this;
-    }
-    const bool closes = open_->kernels + 1 == kKernelsPerMark;
-    cl_event made = nullptr;
-    enqueue(closes ? &made : nullptr);
-    ++open_->kernels;
-    std::shared_ptr<Mark> mark = open_;
-    if (closes) close_locked(made);
-    return mark;
-  }
-  // The mark's event, a marker enqueued now if it had none (any thread).
-  cl_event event(Mark &mark) {
-    if (cl_event made = mark.event.load(std::memory_order_acquire)) return made;
-    std::lock_guard<std::mutex> guard(mutex_);
-    if (open_.get() == &mark) seal_locked();
-    return mark.event.load(std::memory_order_relaxed);  // null: done (seal_locked's fallback)
-  }
-  // Ends the open mark, if there are kernels in it (the manager has nothing more to launch).
-  void seal() {
-    std::lock_guard<std::mutex> guard(mutex_);
-    if (open_) seal_locked();
-  }
-  // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
-  // one given stays: every caller is the same manager).
-  void wake_with(std::function<void()> wake) {
-    if (wake_.load(std::memory_order_acquire)) return;
-    auto *made = new std::function<void()>(std::move(wake));
-    std::function<void()> *expected = nullptr;
-    if (!wake_.compare_exchange_strong(expected, made)) delete made;
-  }
-  void wake() {
-    if (std::function<void()> *wake = wake_.load(std::memory_order_acquire)) (*wake)();
-  }
-
- private:
-  void seal_locked() {
-    cl_event marker = nullptr;
-    if (clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker) == CL_SUCCESS) {
-      close_locked(marker);
-    } else {
-      // (The driver is out of resources.) Waited for here instead; a failure of one of
-      // these kernels shows in the commands after them.
-      clFinish(queue_);
-      open_->done.store(true, std::memory_order_release);
-      open_.reset();
-    }
-  }
-  // The open mark ends with 'event' (its last kernel's, or a marker after it).
-  void close_locked(cl_event event) {
-    clFlush(queue_);
-    Mark &mark = *open_;
-    // Kept until done: the callback holds the mark's address, not a reference.
-    std::erase_if(waiting_, [](const std::shared_ptr<Mark> &m) {
-      return m->done.load(std::memory_order_acquire);
-    });
-    waiting_.push_back(open_);
-    callbacks_pending_.fetch_add(1, std::memory_order_relaxed);
-    mark.called_back = clSetEventCallback(event, CL_COMPLETE, &LaunchMarks::completed, &mark) ==
-                       CL_SUCCESS;
-    if (!mark.called_back) callbacks_pending_.fetch_sub(1, std::memory_order_relaxed);
-    mark.event.store(event, std::memory_order_release);  // after called_back: poll reads it
-    open_.reset();
-  }
-  static void CL_CALLBACK completed(cl_event event, cl_int status, void *arg) {
-    auto *mark = static_cast<Mark *>(arg);
-    (void)event;
-    // (The marks outlive their pending callbacks; the mark lives until done is seen.)
-    LaunchMarks *self = mark->owner;
-    mark->status.store(status, std::memory_order_relaxed);
-    mark->done.store(true, std::memory_order_release);
-    self->wake();
-    self->callbacks_pending_.fetch_sub(1, std::memory_order_release);
-  }
-
-  cl_command_queue queue_;
-  std::mutex mutex_;  // launches, seals, and waits on open marks
-  std::shared_ptr<Mark> open_;
-  std::vector<std::shared_ptr<Mark>> waiting_;  // closed, callback not yet seen done
-  std::atomic<int> callbacks_pending_{0};
-  std::atomic<std::function<void()> *> wake_{nullptr};
-};
-
-// A kernel in flight: the mark it shares with the kernels launched next to it.
-class KernelCompletion final : public dc::Completion {
- public:
-  KernelCompletion(std::shared_ptr<LaunchMarks> marks, std::shared_ptr<LaunchMarks::Mark> mark,
-                   cl_context context, const char *kernel_name)
-      : marks_(std::move(marks)), mark_(std::move(mark)), context_(context),
-        kernel_name_(kernel_name) {}
-
-  bool poll() override {
-    if (mark_->done.load(std::memory_order_acquire)) return true;
-    cl_event event = mark_->event.load(std::memory_order_acquire);
-    if (!event || mark_->called_back) return false;  // open (kernels still to come), or running
-    cl_int status = CL_COMPLETE;
-    if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                       nullptr) != CL_SUCCESS)
-      return true;  // wait() reports it
-    return status <= CL_COMPLETE;  // complete, or failed (negative)
-  }
-  void wait() override {
-    cl_int status = CL_COMPLETE;
-    if (mark_->done.load(std::memory_order_acquire)) {
-      status = mark_->status.load(std::memory_order_relaxed);
-    } else if (cl_event event = marks_->event(*mark_)) {
-      clWaitForEvents(1, &event);
-      NANORT_CL_CHECK(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                                     &status, nullptr));
-    }
-    if (status < 0) {
-      // The event ends the kernels of one mark: any of them may be the one that failed.
-      const std::uint32_t others = mark_->kernels - 1;
-      throw OpenClError(status, "kernel '" + std::string(kernel_name_) + "'" +
-                                    (others ? " (or one of the " + std::to_string(others) +
-                                                  " kernels launched next to it)"
-                                            : std::string()) +
-                                    " failed with " + error_name(status));
-    }
-  }
-  // The marks' callbacks wake the manager (every kernel of a mark is its manager's).
-  bool on_done(std::function<void()> done) override {
-    cl_event event = marks_->event(*mark_);  // (sealed now if it was open)
-    if (event && !mark_->called_back) return false;
-    marks_->wake_with(std::move(done));
-    if (mark_->done.load(std::memory_order_acquire)) marks_->wake();  // done before it was set
-    return true;
-  }
-  const LaunchMarks *marks() const { return marks_.get(); }
-  cl_event event() { return marks_->event(*mark_); }
-  cl_context context() const { return context_; }
-
- private:
-  std::shared_ptr<LaunchMarks> marks_;
-  std::shared_ptr<LaunchMarks::Mark> mark_;
-  cl_context context_;
-  const char *kernel_name_;  // static storage (the task site's)
-};
-
 // Accelerator::hold_kernels: a barrier on the kernel queue waits for this user event, which
 // is set complete when the hold goes.
 class UserEventHold final : public KernelHold {
@@ -302,14 +108,14 @@ class UserEventHold final : public KernelHold {
 };
 
 // The events of 'after' that a command in 'context' can wait for; completions from other
-// contexts or backends are waited for here, on the host. Kernels launched earlier on 'same'
-// (the in-order queue the command goes to) need no wait at all.
+// contexts or backends are waited for here, on the host. Kernels launched earlier by 'same'
+// (on the in-order queue the command goes to) need no wait at all.
 std::vector<cl_event> wait_list(dc::Dependencies after, cl_context context,
-                                const LaunchMarks *same = nullptr) {
+                                const KernelLauncher *same = nullptr) {
   std::vector<cl_event> events;
   for (const dc::CompletionPtr &completion : after) {
     if (auto *kernel = dynamic_cast<KernelCompletion *>(completion.get())) {
-      if (kernel->marks() == same || kernel->poll()) continue;
+      if (kernel->launcher() == same || kernel->poll()) continue;
       if (kernel->context() == context) {
         if (cl_event event = kernel->event()) events.push_back(event);
         continue;
@@ -637,6 +443,9 @@ class OpenClMemory final : public dc::MemorySpace {
                cl_command_queue to_device, cl_command_queue to_host)
       : name_(std::move(name)), info_(info), context_(std::move(context)),
         to_device_(to_device), to_host_(to_host) {}
+  ~OpenClMemory() override {
+    for (auto &[buffer, views] : views_) release_views(views);
+  }
 
   std::string name() const override { return name_ + " (" + info_.name + ")"; }
   std::size_t memory_size() const override { return info_.global_memory; }
@@ -661,7 +470,16 @@ class OpenClMemory final : public dc::MemorySpace {
     return dc::DeviceBuffer{reinterpret_cast<std::uintptr_t>(buffer)};
   }
 
-  void free(dc::DeviceBuffer buffer) override { clReleaseMemObject(as_mem(buffer)); }
+  void free(dc::DeviceBuffer buffer) override {
+    {
+      std::lock_guard<std::mutex> guard(views_mutex_);
+      if (auto it = views_.find(as_mem(buffer)); it != views_.end()) {
+        release_views(it->second);
+        views_.erase(it);
+      }
+    }
+    clReleaseMemObject(as_mem(buffer));
+  }
 
   dc::CompletionPtr write(dc::DeviceBuffer target, std::size_t offset, const void *source,
                           std::size_t bytes, dc::Dependencies after) override {
@@ -782,18 +600,26 @@ class OpenClMemory final : public dc::MemorySpace {
   }
 
   // The memory object a kernel argument pointing 'offset' bytes into 'buffer' gets: the
-  // buffer itself, or a new sub-buffer from there to the buffer's end, added to 'views'. The
-  // caller releases the views once the kernel is enqueued (OpenCL keeps them until it ends).
-  // Sub-buffers live no longer than that because NVIDIA's OpenCL crashes when a sub-buffer is
-  // released while a newer one overlapping it exists; a view per launch never outlives the
-  // launches after it.
-  cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset, std::vector<cl_mem> &views) {
+  // buffer itself, or a sub-buffer from there to the buffer's end, made once and kept until
+  // the buffer is freed (kernels are enqueued later, by the launcher thread). NVIDIA's OpenCL
+  // crashes when a sub-buffer is released while a newer one overlapping it exists, so a
+  // buffer's views go together, newest first: when it is freed, or when it has kMaxViews
+  // (once every launch handed over has been enqueued).
+  cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset) {
     if (offset == 0) return as_mem(buffer);
     if (offset % info_.address_alignment != 0)
       throw std::runtime_error("the data starts " + std::to_string(offset) +
                                " bytes into a device allocation, and OpenCL on " + name() +
                                " can only pass offsets that are multiples of " +
                                std::to_string(info_.address_alignment) + " bytes");
+    std::lock_guard<std::mutex> guard(views_mutex_);
+    std::vector<View> &views = views_[as_mem(buffer)];
+    for (const View &view : views)
+      if (view.offset == offset) return view.memory;
+    if (views.size() >= kMaxViews) {
+      launches_drained_();
+      release_views(views);
+    }
     std::size_t size = 0;
     NANORT_CL_CHECK(clGetMemObjectInfo(as_mem(buffer), CL_MEM_SIZE, sizeof size, &size, nullptr));
     cl_buffer_region region{offset, size - offset};
@@ -801,9 +627,12 @@ class OpenClMemory final : public dc::MemorySpace {
     cl_mem view = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE,
                                     CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateSubBuffer");
-    views.push_back(view);
+    views.push_back({offset, view});
     return view;
   }
+  // Called before a buffer's views are released for lack of room: returns once the launches
+  // handed over are enqueued (none of them names a released view).
+  void on_views_full(std::function<void()> drain) { launches_drained_ = std::move(drain); }
 
   dc::CompletionPtr finished(cl_event event, std::string what) {
     return std::make_shared<EventCompletion>(event, context_->handle(), std::move(what));
@@ -819,11 +648,24 @@ class OpenClMemory final : public dc::MemorySpace {
     return events.empty() ? nullptr : events.data();
   }
 
+  struct View {
+    std::size_t offset;
+    cl_mem memory;
+  };
+  static constexpr std::size_t kMaxViews = 256;  // per buffer
+  static void release_views(std::vector<View> &views) {
+    for (auto it = views.rbegin(); it != views.rend(); ++it) clReleaseMemObject(it->memory);
+    views.clear();
+  }
+
   std::string name_;
   const DeviceInfo &info_;
   std::shared_ptr<Context> context_;
   cl_command_queue to_device_, to_host_;
   std::atomic<HostLockCache *> host_locks_{nullptr};
+  std::mutex views_mutex_;
+  std::map<cl_mem, std::vector<View>> views_;  // by buffer: its sub-buffers, oldest first
+  std::function<void()> launches_drained_ = [] {};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -831,15 +673,18 @@ class OpenClMemory final : public dc::MemorySpace {
 
 class OpenClDevice final : public Accelerator {
  public:
-  OpenClDevice(std::string name, DeviceInfo info, std::shared_ptr<Context> context)
+  OpenClDevice(std::string name, DeviceInfo info, std::shared_ptr<Context> context,
+               bool launch_thread)
       : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
     compute_ = make_queue();
-    marks_ = std::make_shared<LaunchMarks>(compute_);
+    launcher_ = std::make_shared<KernelLauncher>(compute_, launch_thread);
     to_device_ = make_queue();
     to_host_ = make_queue();
     memory_ = std::make_unique<OpenClMemory>(name_, info_, context_, to_device_, to_host_);
+    memory_->on_views_full([launcher = launcher_.get()] { launcher->drain(); });
   }
   ~OpenClDevice() override {
+    launcher_->drain();  // (it lives on while kernels' completions do, with nothing to do)
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses
@@ -861,45 +706,44 @@ class OpenClDevice final : public Accelerator {
     if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
       throw std::runtime_error("the OpenCL implementation names no kernel or no module");
     const char *const kernel_name = impl.kernel_name;
-    const KernelEntry &entry = find_kernel(*impl.module, kernel_name);
-    const cl_kernel kernel = entry.kernel;
-    // Sub-buffers made for this launch's arguments, released newest first however it ends.
-    struct Views {
-      std::vector<cl_mem> list;
-      ~Views() {
-        for (auto it = list.rbegin(); it != list.rend(); ++it) clReleaseMemObject(*it);
-      }
-    } views;
-    set_arguments(entry, task, impl, data, staging, views.list);
+    KernelEntry &entry = find_kernel(*impl.module, kernel_name);
+    KernelLaunch &launch = launch_;  // (reused: its vectors keep their memory)
+    launch.clear();
+    launch.kernel = entry.kernel;
+    launch.kernel_name = kernel_name;
+    set_arguments(entry, task, impl, data, staging, launch);
     if (task.ndrange_dims == 0)
       throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
-    std::size_t global[3], local[3];
-    bool has_local = true;
+    launch.dims = static_cast<cl_uint>(task.ndrange_dims);
+    launch.has_local = true;
     for (int d = 0; d < task.ndrange_dims; ++d) {
-      local[d] = task.ndrange_local[d];
-      has_local = has_local && local[d] > 0;
+      launch.local[d] = task.ndrange_local[d];
+      launch.has_local = launch.has_local && launch.local[d] > 0;
     }
     for (int d = 0; d < task.ndrange_dims; ++d) {
-      global[d] = task.ndrange_global[d];
-      if (has_local) global[d] = (global[d] + local[d] - 1) / local[d] * local[d];  // as OmpSs
+      std::size_t &global = launch.global[d];
+      global = task.ndrange_global[d];
+      if (launch.has_local)
+        global = (global + launch.local[d] - 1) / launch.local[d] * launch.local[d];  // as OmpSs
     }
-    const std::vector<cl_event> waits =
-        wait_list(staging.ready, memory_->context(), marks_.get());
-    std::shared_ptr<LaunchMarks::Mark> mark = marks_->launch([&](cl_event *event) {
-      const cl_int status = clEnqueueNDRangeKernel(
-          compute_, kernel, static_cast<cl_uint>(task.ndrange_dims), nullptr, global,
-          has_local ? local : nullptr, static_cast<cl_uint>(waits.size()),
-          waits.empty() ? nullptr : waits.data(), event);
-      if (status != CL_SUCCESS)
-        throw OpenClError(status, "launching kernel '" + std::string(kernel_name) +
-                                      "' failed with " + error_name(status));
-    });
-    return std::make_shared<KernelCompletion>(marks_, std::move(mark), memory_->context(),
-                                              kernel_name);
+    launch.waits = wait_list(staging.ready, memory_->context(), launcher_.get());
+    for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
+                                                               memory_->context());
+    if (!entry.launched || !launcher_->threaded()) {
+      // A site's first launch is waited for: what the driver refuses for the program's
+      // reasons (the work-group size, the local memory, an argument's size) fails here, with
+      // the task, before any task after it is launched behind it. (Without a launcher thread
+      // every launch is made by now.)
+      launcher_->drain();
+      if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
+      entry.launched = true;
+    }
+    return done;
   }
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
-  void flush_launches() override { marks_->seal(); }
+  void flush_launches() override { launcher_->seal(); }
 
   // Host memory is locked for the whole context (Context::lock_host), where its platform can.
   const void *host_lock_scope() const override {
@@ -920,9 +764,7 @@ class OpenClDevice final : public Accelerator {
     cl_event gate = clCreateUserEvent(memory_->context(), &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateUserEvent");
     auto hold = std::make_unique<UserEventHold>(gate);  // sets it complete however this ends
-    marks_->seal();  // the kernels launched before the hold end without it
-    NANORT_CL_CHECK(clEnqueueBarrierWithWaitList(compute_, 1, &gate, nullptr));
-    clFlush(compute_);
+    launcher_->hold_behind(gate);
     return hold;
   }
 
@@ -938,11 +780,12 @@ class OpenClDevice final : public Accelerator {
     cl_kernel kernel = nullptr;
     cl_uint arguments = 0;
     const char *name = nullptr;
+    bool launched = false;  // once: the site's first launch was enqueued
   };
 
   // The kernel of a task site, found by the addresses of its module and name (both static)
   // after the first launch, so that a launch compares no strings and takes no lock.
-  const KernelEntry &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
+  KernelEntry &find_kernel(const nanort_kernel_module &module, const char *kernel_name) {
     const auto key = std::make_pair(&module, kernel_name);
     if (auto it = by_site_.find(key); it != by_site_.end()) return it->second;
     KernelEntry entry;
@@ -976,10 +819,10 @@ class OpenClDevice final : public Accelerator {
     return kernel;
   }
 
+  // The kernel's arguments from the task's argument block, into 'launch'.
   void set_arguments(const KernelEntry &entry, const Task &task, const nanort_task_impl &impl,
                      const std::vector<dc::DataAccess> &data,
-                     const dc::Directory::Staging &staging, std::vector<cl_mem> &views) {
-    const cl_kernel kernel = entry.kernel;
+                     const dc::Directory::Staging &staging, KernelLaunch &launch) {
     if (entry.arguments != impl.num_kernel_args)
       throw std::runtime_error("kernel '" + std::string(entry.name) + "' takes " +
                                std::to_string(entry.arguments) + " argument(s), the task passes " +
@@ -992,14 +835,13 @@ class OpenClDevice final : public Accelerator {
       };
       if (arg.kind != NANORT_ARG_LOCAL && arg.offset + arg.size > task.args_size)
         throw std::runtime_error(which() + " lies outside the task's argument block");
-      cl_int status = CL_SUCCESS;
       if (arg.kind == NANORT_ARG_VALUE) {
-        status = clSetKernelArg(kernel, i, arg.size, task.args + arg.offset);
+        launch.add_value(i, task.args + arg.offset, arg.size);
       } else if (arg.kind == NANORT_ARG_LOCAL) {
         const std::size_t bytes = arg.size ? arg.size : task.shmem_bytes;
         if (bytes == 0)
           throw std::runtime_error(which() + " is local memory of 0 bytes (give shmem)");
-        status = clSetKernelArg(kernel, i, bytes, nullptr);
+        launch.add_local(i, bytes);
       } else if (arg.kind == NANORT_ARG_BUFFER) {
         if (arg.size != sizeof(void *))
           throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
@@ -1008,14 +850,12 @@ class OpenClDevice final : public Accelerator {
         cl_mem memory = nullptr;
         if (pointer) {
           const dc::Placement place = device_place(which, pointer, data, staging);
-          memory = memory_->argument(place.buffer, place.offset, views);
+          memory = memory_->argument(place.buffer, place.offset);
         }
-        status = clSetKernelArg(kernel, i, sizeof memory, pointer ? &memory : nullptr);
+        launch.add_value(i, &memory, sizeof memory);  // (a null cl_mem: a null pointer)
       } else {
         throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
       }
-      if (status != CL_SUCCESS)
-        throw OpenClError(status, "setting " + which() + " failed with " + error_name(status));
     }
   }
 
@@ -1023,9 +863,11 @@ class OpenClDevice final : public Accelerator {
   DeviceInfo info_;
   std::shared_ptr<Context> context_;
   cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
-  std::shared_ptr<LaunchMarks> marks_;  // of compute_; shared with the kernels' completions
+  // Enqueues on compute_; shared with the kernels' completions.
+  std::shared_ptr<KernelLauncher> launcher_;
   std::unique_ptr<OpenClMemory> memory_;
   // Manager thread only.
+  KernelLaunch launch_;
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels_;
   std::map<cl_kernel, cl_uint> argument_counts_;
   std::map<std::pair<const nanort_kernel_module *, const char *>, KernelEntry> by_site_;
@@ -1036,7 +878,8 @@ class OpenClDevice final : public Accelerator {
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
                                                        const std::vector<std::size_t> &chosen,
                                                        ProgramCache &cache,
-                                                       bool context_per_device) {
+                                                       bool context_per_device,
+                                                       bool launch_thread) {
   std::vector<std::unique_ptr<Accelerator>> opened;
   // The groups that share a context: each platform's chosen devices, or each device alone.
   std::vector<std::vector<std::size_t>> groups;
@@ -1062,7 +905,7 @@ std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceI
         std::make_shared<Context>(devices[group.front()].platform, ids, cache, locks_host);
     for (std::size_t index : group)
       opened.push_back(std::make_unique<OpenClDevice>("opencl" + std::to_string(opened.size()),
-                                                      devices[index], context));
+                                                      devices[index], context, launch_thread));
   }
   return opened;
 }

@@ -58,10 +58,12 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
 class Context;
 
 // Opens the chosen devices (contexts, queues), named opencl0, opencl1, ... in that order: the
-// devices of a platform in one context, or each in a context of its own.
+// devices of a platform in one context, or each in a context of its own; kernels enqueued by
+// a launcher thread per device ('launch_thread') or by the device's manager thread.
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
                                                        const std::vector<std::size_t> &chosen,
                                                        ProgramCache &cache,
-                                                       bool context_per_device);
+                                                       bool context_per_device,
+                                                       bool launch_thread);
 
 }  // namespace nanort::rt::opencl

@@ -40,6 +40,10 @@ class Completion {
   // that a waiter may sleep instead of polling; false when the backend cannot (then 'done' is
   // never called and the caller polls).
   virtual bool on_done(std::function<void()> /*done*/) { return false; }
+  // Why the operation never ran, when a backend that enqueues later (on a thread of its own)
+  // found that it could not; null otherwise. Such an operation is done at once: waiting for
+  // it returns (it touches no memory), and whoever ran it reports this.
+  virtual const std::string *not_run() const { return nullptr; }
 };
 using CompletionPtr = std::shared_ptr<Completion>;
 using Dependencies = std::span<const CompletionPtr>;

@@ -1,0 +1,356 @@
+#include "opencl_launcher.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace nanort::rt::opencl {
+
+bool call_when_complete(cl_event event, std::function<void()> done) {
+  auto *call = new std::function<void()>(std::move(done));
+  const auto trampoline = [](cl_event, cl_int, void *arg) {
+    auto *f = static_cast<std::function<void()> *>(arg);
+    (*f)();
+    delete f;
+  };
+  if (clSetEventCallback(event, CL_COMPLETE, trampoline, call) == CL_SUCCESS) return true;
+  delete call;
+  return false;
+}
+
+void KernelLaunch::add_value(cl_uint index, const void *value, std::size_t size) {
+  const std::size_t at = values.size();
+  values.resize(at + size);
+  if (size) std::memcpy(values.data() + at, value, size);
+  arguments.push_back({index, size, at});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Completions
+
+bool KernelCompletion::poll() {
+  if (mark_->done.load(std::memory_order_acquire) || failed()) return true;
+  cl_event event = mark_->event.load(std::memory_order_acquire);
+  if (!event) return false;  // not all enqueued yet
+  cl_int status = CL_COMPLETE;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                     nullptr) != CL_SUCCESS)
+    return true;  // wait() reports it
+  if (status == CL_COMPLETE) mark_->done.store(true, std::memory_order_release);
+  return status <= CL_COMPLETE;  // complete, or failed (negative)
+}
+
+void KernelCompletion::wait() {
+  if (failed()) return;  // never enqueued: not_run() says why
+  cl_int status = CL_COMPLETE;
+  if (!mark_->done.load(std::memory_order_acquire)) {
+    if (cl_event made = event()) {
+      clWaitForEvents(1, &made);
+      NANORT_CL_CHECK(clGetEventInfo(made, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                     &status, nullptr));
+    }
+  } else {
+    status = mark_->status.load(std::memory_order_relaxed);
+  }
+  if (status < 0) {
+    // The event ends the kernels of one mark: any of them may be the one that failed.
+    const std::uint32_t others = mark_->kernels - 1;
+    throw OpenClError(status, "kernel '" + std::string(kernel_name_) + "'" +
+                                  (others ? " (or one of the " + std::to_string(others) +
+                                                " kernels launched next to it)"
+                                          : std::string()) +
+                                  " failed with " + error_name(status));
+  }
+}
+
+// The launcher's mark callbacks wake the manager (every kernel here is its manager's).
+bool KernelCompletion::on_done(std::function<void()> done) {
+  if (mark_->unwatchable.load(std::memory_order_acquire)) return false;  // polled
+  launcher_->wake_with(std::move(done));
+  launcher_->seal();  // (the manager seals before it sleeps; this makes sure)
+  const unsigned before = mark_->watch.fetch_or(1);
+  if (before == 2) launcher_->watch_later(mark_);  // (the event is made; else close() does it)
+  if (poll()) launcher_->wake();  // done before the wake-up was set
+  return true;
+}
+
+cl_event KernelCompletion::event() {
+  if (failed()) return nullptr;  // never enqueued
+  return launcher_->event(*mark_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The launcher
+
+KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread)
+    : queue_(queue), own_thread_(own_thread), kernels_per_mark_(own_thread ? kKernelsPerMark : 1) {
+  clRetainCommandQueue(queue_);
+  if (own_thread_) thread_ = std::thread([this] { run(); });
+}
+
+KernelLauncher::~KernelLauncher() {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopping_ = true;
+  }
+  wakeup_.notify_one();
+  if (thread_.joinable()) thread_.join();  // (after enqueueing every request)
+  clFinish(queue_);
+  // Callbacks come on the driver's threads, possibly after clFinish returns.
+  while (callbacks_pending_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+  delete wake_.load();
+  clReleaseCommandQueue(queue_);
+}
+
+std::shared_ptr<KernelCompletion> KernelLauncher::launch(
+    const std::shared_ptr<KernelLauncher> &self, KernelLaunch &launch, cl_context context) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (!open_) {
+    open_ = std::make_shared<LaunchMark>();
+    open_->owner = this;
+  }
+  Request request;
+  request.kind = Request::Kind::kernel;
+  if (!spare_.empty()) {
+    request.launch = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
+  request.mark = open_;
+  request.index = open_->kernels;
+  request.closes = ++open_->kernels == kernels_per_mark_;
+  auto completion = std::make_shared<KernelCompletion>(self, open_, request.index, context,
+                                                       request.launch.kernel_name);
+  if (request.closes) open_.reset();
+  push_locked(std::move(request));
+  return completion;
+}
+
+void KernelLauncher::seal() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (!open_) return;
+  Request request;
+  request.kind = Request::Kind::seal;
+  request.mark = std::move(open_);
+  push_locked(std::move(request));
+}
+
+cl_event KernelLauncher::event(LaunchMark &mark) {
+  if (cl_event made = mark.event.load(std::memory_order_acquire)) return made;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (open_.get() == &mark) {
+      Request request;
+      request.kind = Request::Kind::seal;
+      request.mark = std::move(open_);
+      push_locked(std::move(request));
+    }
+  }
+  // The launcher thread enqueues what was handed over before, then this mark's end.
+  for (;;) {
+    if (cl_event made = mark.event.load(std::memory_order_acquire)) return made;
+    if (mark.done.load(std::memory_order_acquire)) return nullptr;
+    std::this_thread::yield();
+  }
+}
+
+void KernelLauncher::drain() {
+  if (!own_thread_) return;  // (made at once)
+  const std::uint64_t handed = pushed_.load(std::memory_order_acquire);
+  while (enqueued_.load(std::memory_order_acquire) < handed) std::this_thread::yield();
+}
+
+void KernelLauncher::hold_behind(cl_event gate) {
+  clRetainEvent(gate);
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (open_) {  // the kernels launched before the hold end without it
+    Request request;
+    request.kind = Request::Kind::seal;
+    request.mark = std::move(open_);
+    push_locked(std::move(request));
+  }
+  Request request;
+  request.kind = Request::Kind::barrier;
+  request.gate = gate;
+  push_locked(std::move(request));
+}
+
+void KernelLauncher::watch_later(std::shared_ptr<LaunchMark> mark) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  Request request;
+  request.kind = Request::Kind::watch;
+  request.mark = std::move(mark);
+  push_locked(std::move(request));
+}
+
+void KernelLauncher::wake_with(std::function<void()> wake) {
+  if (wake_.load(std::memory_order_acquire)) return;
+  auto *made = new std::function<void()>(std::move(wake));
+  std::function<void()> *expected = nullptr;
+  if (!wake_.compare_exchange_strong(expected, made)) delete made;
+}
+
+void KernelLauncher::wake() {
+  if (std::function<void()> *wake = wake_.load(std::memory_order_acquire)) (*wake)();
+}
+
+void KernelLauncher::push_locked(Request &&request) {
+  if (!own_thread_) {  // made here, now
+    process(request);
+    if (request.kind == Request::Kind::kernel) {
+      request.launch.clear();
+      spare_.push_back(std::move(request.launch));
+    }
+    return;
+  }
+  requests_.push_back(std::move(request));
+  pushed_.fetch_add(1, std::memory_order_relaxed);
+  pending_.fetch_add(1, std::memory_order_release);
+  if (asleep_) wakeup_.notify_one();
+}
+
+void KernelLauncher::run() {
+  std::deque<Request> taken;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // Back from enqueueing: the launches' vectors go back for reuse.
+      for (Request &done : taken)
+        if (done.kind == Request::Kind::kernel && spare_.size() < 64) {
+          done.launch.clear();
+          spare_.push_back(std::move(done.launch));
+        }
+      taken.clear();
+      if (requests_.empty()) {
+        if (stopping_) return;
+        // Launches come every few microseconds while the manager works: wait for the next
+        // one awake for a short while, then asleep.
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+        while (pending_.load(std::memory_order_acquire) == 0 &&
+               std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        lock.lock();
+        if (requests_.empty() && open_) {
+          // Nothing came for a while: the manager is busy elsewhere (staging a large copy,
+          // say), and the kernels of the open mark, all enqueued, would wait for their end to
+          // be seen until it pauses. Sealed now.
+          std::shared_ptr<LaunchMark> mark = std::move(open_);
+          lock.unlock();
+          close_with_marker(mark);
+          continue;
+        }
+        asleep_ = true;
+        wakeup_.wait(lock, [&] { return !requests_.empty() || stopping_; });
+        asleep_ = false;
+        continue;
+      }
+      taken.swap(requests_);
+      pending_.store(0, std::memory_order_relaxed);
+    }
+    for (Request &request : taken) {
+      process(request);
+      enqueued_.fetch_add(1, std::memory_order_release);
+    }
+  }
+}
+
+void KernelLauncher::process(Request &request) {
+  switch (request.kind) {
+    case Request::Kind::kernel:
+      enqueue_kernel(request);
+      break;
+    case Request::Kind::seal:
+      close_with_marker(request.mark);
+      break;
+    case Request::Kind::watch:
+      watch(request.mark);
+      break;
+    case Request::Kind::barrier:
+      if (clEnqueueBarrierWithWaitList(queue_, 1, &request.gate, nullptr) != CL_SUCCESS)
+        clWaitForEvents(1, &request.gate);  // (held on the host instead)
+      clFlush(queue_);
+      clReleaseEvent(request.gate);
+      break;
+  }
+}
+
+void KernelLauncher::enqueue_kernel(Request &request) {
+  KernelLaunch &launch = request.launch;
+  cl_int status = CL_SUCCESS;
+  const char *failed_call = "clSetKernelArg";
+  for (const KernelLaunch::Argument &argument : launch.arguments) {
+    status = clSetKernelArg(launch.kernel, argument.index, argument.size,
+                            argument.at == KernelLaunch::kLocal
+                                ? nullptr
+                                : static_cast<const void *>(launch.values.data() + argument.at));
+    if (status != CL_SUCCESS) break;
+  }
+  cl_event made = nullptr;
+  if (status == CL_SUCCESS) {
+    failed_call = "clEnqueueNDRangeKernel";
+    status = clEnqueueNDRangeKernel(queue_, launch.kernel, launch.dims, nullptr, launch.global,
+                                    launch.has_local ? launch.local : nullptr,
+                                    static_cast<cl_uint>(launch.waits.size()),
+                                    launch.waits.empty() ? nullptr : launch.waits.data(),
+                                    request.closes ? &made : nullptr);
+  }
+  for (cl_event wait : launch.waits) clReleaseEvent(wait);
+  launch.waits.clear();
+  if (status != CL_SUCCESS) {
+    LaunchMark &mark = *request.mark;
+    mark.failures[request.index] = "launching kernel '" + std::string(launch.kernel_name) +
+                                   "' failed: " + failed_call + " returned " + error_name(status);
+    mark.failed.fetch_or(std::uint32_t{1} << request.index, std::memory_order_release);
+    wake();
+    if (request.closes) close_with_marker(request.mark);
+    return;
+  }
+  if (request.closes) close(request.mark, made);
+}
+
+void KernelLauncher::close_with_marker(const std::shared_ptr<LaunchMark> &mark) {
+  cl_event marker = nullptr;
+  if (clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker) == CL_SUCCESS) {
+    close(mark, marker);
+    return;
+  }
+  // (The driver is out of resources.) Waited for here instead; a failure of one of these
+  // kernels shows in the commands after them.
+  clFinish(queue_);
+  mark->done.store(true, std::memory_order_release);
+  wake();
+}
+
+void KernelLauncher::close(const std::shared_ptr<LaunchMark> &mark, cl_event event) {
+  clFlush(queue_);
+  mark->event.store(event, std::memory_order_release);
+  if (mark->watch.fetch_or(2) == 1) watch(mark);  // asked for before the event was made
+}
+
+void KernelLauncher::watch(const std::shared_ptr<LaunchMark> &mark) {
+  std::erase_if(watched_, [](const std::shared_ptr<LaunchMark> &m) {
+    return m->called_back.load(std::memory_order_acquire);
+  });
+  watched_.push_back(mark);
+  callbacks_pending_.fetch_add(1, std::memory_order_relaxed);
+  if (clSetEventCallback(mark->event.load(std::memory_order_acquire), CL_COMPLETE,
+                         &KernelLauncher::completed, mark.get()) != CL_SUCCESS) {
+    callbacks_pending_.fetch_sub(1, std::memory_order_relaxed);
+    mark->unwatchable.store(true, std::memory_order_release);
+    mark->called_back.store(true, std::memory_order_release);  // (none will come)
+    wake();  // a manager asleep on it polls instead
+  }
+}
+
+void CL_CALLBACK KernelLauncher::completed(cl_event, cl_int status, void *arg) {
+  auto *mark = static_cast<LaunchMark *>(arg);
+  KernelLauncher *self = mark->owner;  // (outlives its pending callbacks)
+  mark->status.store(status, std::memory_order_relaxed);
+  mark->done.store(true, std::memory_order_release);
+  mark->called_back.store(true, std::memory_order_release);  // the mark may go from here on
+  self->wake();
+  self->callbacks_pending_.fetch_sub(1, std::memory_order_release);
+}
+
+}  // namespace nanort::rt::opencl

@@ -1,0 +1,210 @@
+// KernelLauncher: who makes a device's enqueue calls on its in-order compute queue (the
+// device's manager thread, or with NANORT_OPENCL_LAUNCH=thread a thread of its own), and the
+// completions of the kernels it launches.
+//
+// NVIDIA's OpenCL takes about 6 us per clEnqueueNDRangeKernel, as long as the device
+// manager's own work for a task (staging its data, handing on its successors, retiring it).
+// Done on one thread, the two add up; with a thread of its own the manager prepares a launch
+// (finds the kernel, checks and places its arguments: whatever can fail for the program's
+// reasons fails there, naming the task) and hands it over, and this thread sets the arguments
+// and enqueues while the manager goes on with the next task. Without one, the same requests
+// are made at once on the calling thread, each kernel with an event of its own.
+//
+// With a launcher thread, kernels launched since the last event share one mark (without
+// one, a mark is one kernel). An event and a clFlush per kernel cost more than the launch
+// itself; on an in-order queue a later command's event covers every
+// earlier kernel, so only a mark's last kernel gets an event (the kKernelsPerMark-th), or a
+// marker is enqueued after the open mark's kernels when the manager has nothing more to
+// launch (seal), when no launch came for 50 us (the manager is staging a large copy), or when
+// someone must wait for one of them (a copy on another queue). A mark's completion is polled
+// (clGetEventInfo, about 0.2 us); a callback on its event wakes the manager only once it asks
+// to sleep.
+#pragma once
+
+#include <nanort/dc/memory_space.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "opencl_api.hpp"
+
+namespace nanort::rt::opencl {
+
+// Calls 'done' (on a thread of the driver's) once 'event' completes; false when the driver
+// cannot say.
+bool call_when_complete(cl_event event, std::function<void()> done);
+
+class KernelLauncher;
+
+constexpr std::uint32_t kKernelsPerMark = 8;
+
+// Kernels that share one event.
+struct LaunchMark {
+  std::atomic<cl_event> event{nullptr};  // set once, by the launcher thread
+  std::uint32_t kernels = 0;             // in it (under the launcher's lock)
+  std::atomic<bool> done{false};         // complete, or failed (status < 0)
+  std::atomic<cl_int> status{CL_COMPLETE};
+  // A callback on the event, to wake the manager, is registered once it is both asked for
+  // (on_done: bit 1) and possible (the event made: bit 2), by whoever comes second. Only
+  // then: on NVIDIA's OpenCL, registered callbacks slow every later enqueue of the process.
+  std::atomic<unsigned> watch{0};
+  std::atomic<bool> unwatchable{false};  // the driver refused the callback: polled
+  // Its callback is over (or will not come): the mark may go. (Not 'done': a poll may see the
+  // event complete before the driver calls back.)
+  std::atomic<bool> called_back{false};
+  KernelLauncher *owner = nullptr;
+  // Kernels whose enqueue failed (bit i: the i-th of the mark), and why.
+  std::atomic<std::uint32_t> failed{0};
+  std::string failures[kKernelsPerMark];
+  ~LaunchMark() {
+    if (cl_event made = event.load()) clReleaseEvent(made);
+  }
+};
+
+// One kernel handed to the launcher: what its enqueue needs, the arguments' values copied.
+struct KernelLaunch {
+  struct Argument {
+    cl_uint index = 0;
+    std::size_t size = 0;
+    std::size_t at = 0;  // of its value in 'values'; kLocal: local memory of 'size' bytes
+  };
+  static constexpr std::size_t kLocal = ~std::size_t{0};
+
+  cl_kernel kernel = nullptr;
+  const char *kernel_name = nullptr;  // static storage (the task site's)
+  cl_uint dims = 0;
+  std::size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool has_local = false;
+  std::vector<Argument> arguments;
+  std::vector<unsigned char> values;
+  std::vector<cl_event> waits;  // retained: released once enqueued
+
+  void clear() {
+    arguments.clear();
+    values.clear();
+    waits.clear();
+  }
+  void add_value(cl_uint index, const void *value, std::size_t size);
+  void add_local(cl_uint index, std::size_t size) { arguments.push_back({index, size, kLocal}); }
+};
+
+// A kernel in flight: the mark it shares with the kernels launched next to it.
+class KernelCompletion final : public dc::Completion {
+ public:
+  KernelCompletion(std::shared_ptr<KernelLauncher> launcher, std::shared_ptr<LaunchMark> mark,
+                   std::uint32_t index, cl_context context, const char *kernel_name)
+      : launcher_(std::move(launcher)), mark_(std::move(mark)), index_(index),
+        context_(context), kernel_name_(kernel_name) {}
+
+  bool poll() override;
+  void wait() override;
+  bool on_done(std::function<void()> done) override;
+  const KernelLauncher *launcher() const { return launcher_.get(); }
+  // The event of its mark (after it is enqueued), null once known done.
+  cl_event event();
+  cl_context context() const { return context_; }
+
+  // What the driver said if its enqueue failed.
+  const std::string *not_run() const override {
+    return failed() ? &mark_->failures[index_] : nullptr;
+  }
+
+ private:
+  // Its enqueue failed (the launcher thread's message names the kernel).
+  bool failed() const {
+    return mark_->failed.load(std::memory_order_acquire) & (std::uint32_t{1} << index_);
+  }
+
+  std::shared_ptr<KernelLauncher> launcher_;
+  std::shared_ptr<LaunchMark> mark_;
+  std::uint32_t index_;  // in its mark
+  cl_context context_;
+  const char *kernel_name_;
+};
+
+class KernelLauncher {
+ public:
+  // With 'own_thread' false, every call enqueues at once on the calling thread (the device's
+  // manager), and each kernel has an event of its own: no mark waits for the manager to pause.
+  KernelLauncher(cl_command_queue queue, bool own_thread);
+  ~KernelLauncher();  // enqueues what it holds, then waits for the queue
+  KernelLauncher(const KernelLauncher &) = delete;
+  KernelLauncher &operator=(const KernelLauncher &) = delete;
+
+  // Hands 'launch' over (its contents are taken) and returns the kernel's completion.
+  std::shared_ptr<KernelCompletion> launch(const std::shared_ptr<KernelLauncher> &self,
+                                           KernelLaunch &launch, cl_context context);
+  // Ends the open mark, if there are kernels in it (the manager has nothing more to launch).
+  void seal();
+  // The mark's event once enqueued, sealing it now if it was open (any thread; waits for the
+  // launcher thread). Null: done without one.
+  cl_event event(LaunchMark &mark);
+  // Kernels launched after this start once 'gate' completes (a barrier; takes a reference).
+  void hold_behind(cl_event gate);
+  // Returns once everything handed over before the call is enqueued.
+  void drain();
+  bool threaded() const { return own_thread_; }
+  // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
+  // one given stays: every caller is the same manager).
+  void wake_with(std::function<void()> wake);
+  void wake();
+
+ private:
+  struct Request {
+    enum class Kind { kernel, seal, barrier, watch } kind = Kind::kernel;
+    KernelLaunch launch;
+    // kernel: its mark; seal: the mark to end; watch: the mark to watch. (Requests hold no
+    // completion: the last
+    // reference to the launcher must not go on its own thread.)
+    std::shared_ptr<LaunchMark> mark;
+    std::uint32_t index = 0;  // kernel: in its mark
+    bool closes = false;      // kernel: the last of its mark
+    cl_event gate = nullptr;  // barrier
+  };
+
+  void run();
+  void enqueue_kernel(Request &request);
+  // The mark ends with 'event' (its last kernel's, or a marker after it).
+  void close(const std::shared_ptr<LaunchMark> &mark, cl_event event);
+  void close_with_marker(const std::shared_ptr<LaunchMark> &mark);
+  // Registers the mark's callback (its event is made; launcher thread).
+  void watch(const std::shared_ptr<LaunchMark> &mark);
+  // Has the launcher thread register it: every call on the queue's events but polls is made
+  // there, none beside its enqueues.
+  void watch_later(std::shared_ptr<LaunchMark> mark);
+  friend class KernelCompletion;
+  void push_locked(Request &&request);
+  static void CL_CALLBACK completed(cl_event event, cl_int status, void *arg);
+
+  void process(Request &request);
+
+  cl_command_queue queue_;
+  const bool own_thread_;
+  const std::uint32_t kernels_per_mark_;
+  std::mutex mutex_;  // the requests, the open mark, the spare launches
+  std::condition_variable wakeup_;
+  std::deque<Request> requests_;
+  std::vector<KernelLaunch> spare_;  // (their vectors keep their memory)
+  std::shared_ptr<LaunchMark> open_;
+  bool asleep_ = false, stopping_ = false;
+  std::atomic<std::size_t> pending_{0};  // requests not yet taken
+  std::atomic<std::uint64_t> pushed_{0}, enqueued_{0};  // requests handed over, and done
+  // Launcher thread (or manager) only: marks with a callback to come, kept until it came (the callback
+  // has their address only).
+  std::vector<std::shared_ptr<LaunchMark>> watched_;
+  std::atomic<int> callbacks_pending_{0};
+  std::atomic<std::function<void()> *> wake_{nullptr};
+  std::thread thread_;
+};
+
+}  // namespace nanort::rt::opencl
