@@ -601,10 +601,10 @@ class OpenClMemory final : public dc::MemorySpace {
 
   // The memory object a kernel argument pointing 'offset' bytes into 'buffer' gets: the
   // buffer itself, or a sub-buffer from there to the buffer's end, made once and kept until
-  // the buffer is freed (kernels are enqueued later, by the launcher thread). NVIDIA's OpenCL
+  // the buffer is freed (kernels may be enqueued later, by a launcher thread). NVIDIA's OpenCL
   // crashes when a sub-buffer is released while a newer one overlapping it exists, so a
-  // buffer's views go together, newest first: when it is freed, or when it has kMaxViews
-  // (once every launch handed over has been enqueued).
+  // buffer's views go together, newest first, when it is freed (its kernels have ended by
+  // then). A buffer has as many as the offsets kernels were given into it.
   cl_mem argument(dc::DeviceBuffer buffer, std::size_t offset) {
     if (offset == 0) return as_mem(buffer);
     if (offset % info_.address_alignment != 0)
@@ -616,10 +616,6 @@ class OpenClMemory final : public dc::MemorySpace {
     std::vector<View> &views = views_[as_mem(buffer)];
     for (const View &view : views)
       if (view.offset == offset) return view.memory;
-    if (views.size() >= kMaxViews) {
-      launches_drained_();
-      release_views(views);
-    }
     std::size_t size = 0;
     NANORT_CL_CHECK(clGetMemObjectInfo(as_mem(buffer), CL_MEM_SIZE, sizeof size, &size, nullptr));
     cl_buffer_region region{offset, size - offset};
@@ -630,10 +626,6 @@ class OpenClMemory final : public dc::MemorySpace {
     views.push_back({offset, view});
     return view;
   }
-  // Called before a buffer's views are released for lack of room: returns once the launches
-  // handed over are enqueued (none of them names a released view).
-  void on_views_full(std::function<void()> drain) { launches_drained_ = std::move(drain); }
-
   dc::CompletionPtr finished(cl_event event, std::string what) {
     return std::make_shared<EventCompletion>(event, context_->handle(), std::move(what));
   }
@@ -652,7 +644,6 @@ class OpenClMemory final : public dc::MemorySpace {
     std::size_t offset;
     cl_mem memory;
   };
-  static constexpr std::size_t kMaxViews = 256;  // per buffer
   static void release_views(std::vector<View> &views) {
     for (auto it = views.rbegin(); it != views.rend(); ++it) clReleaseMemObject(it->memory);
     views.clear();
@@ -665,7 +656,6 @@ class OpenClMemory final : public dc::MemorySpace {
   std::atomic<HostLockCache *> host_locks_{nullptr};
   std::mutex views_mutex_;
   std::map<cl_mem, std::vector<View>> views_;  // by buffer: its sub-buffers, oldest first
-  std::function<void()> launches_drained_ = [] {};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -681,10 +671,11 @@ class OpenClDevice final : public Accelerator {
     to_device_ = make_queue();
     to_host_ = make_queue();
     memory_ = std::make_unique<OpenClMemory>(name_, info_, context_, to_device_, to_host_);
-    memory_->on_views_full([launcher = launcher_.get()] { launcher->drain(); });
   }
   ~OpenClDevice() override {
-    launcher_->drain();  // (it lives on while kernels' completions do, with nothing to do)
+    // Its thread goes; it lives on while kernels' completions do, making what they still ask
+    // for (a marker, a callback) on their threads.
+    launcher_->stop();
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses

@@ -54,7 +54,7 @@ void KernelCompletion::wait() {
   }
   if (status < 0) {
     // The event ends the kernels of one mark: any of them may be the one that failed.
-    const std::uint32_t others = mark_->kernels - 1;
+    const std::uint32_t others = mark_->kernels.load(std::memory_order_relaxed) - 1;
     throw OpenClError(status, "kernel '" + std::string(kernel_name_) + "'" +
                                   (others ? " (or one of the " + std::to_string(others) +
                                                 " kernels launched next to it)"
@@ -88,13 +88,25 @@ KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread)
   if (own_thread_) thread_ = std::thread([this] { run(); });
 }
 
-KernelLauncher::~KernelLauncher() {
+void KernelLauncher::stop() {
   {
     std::lock_guard<std::mutex> guard(mutex_);
+    if (open_) {
+      Request request;
+      request.kind = Request::Kind::seal;
+      request.mark = std::move(open_);
+      push_locked(std::move(request));
+    }
     stopping_ = true;
   }
   wakeup_.notify_one();
   if (thread_.joinable()) thread_.join();  // (after enqueueing every request)
+  std::lock_guard<std::mutex> guard(mutex_);
+  stopped_ = true;
+}
+
+KernelLauncher::~KernelLauncher() {
+  stop();
   clFinish(queue_);
   // Callbacks come on the driver's threads, possibly after clFinish returns.
   while (callbacks_pending_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
@@ -115,12 +127,15 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
     request.launch = std::move(spare_.back());
     spare_.pop_back();
   }
+  // (The completion first: if it cannot be made, the marks stay as they were.)
+  const std::uint32_t index = open_->kernels.load(std::memory_order_relaxed);
+  auto completion =
+      std::make_shared<KernelCompletion>(self, open_, index, context, launch.kernel_name);
   std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
   request.mark = open_;
-  request.index = open_->kernels;
-  request.closes = ++open_->kernels == kernels_per_mark_;
-  auto completion = std::make_shared<KernelCompletion>(self, open_, request.index, context,
-                                                       request.launch.kernel_name);
+  request.index = index;
+  request.closes = index + 1 == kernels_per_mark_;
+  open_->kernels.store(index + 1, std::memory_order_relaxed);
   if (request.closes) open_.reset();
   push_locked(std::move(request));
   return completion;
@@ -155,7 +170,7 @@ cl_event KernelLauncher::event(LaunchMark &mark) {
 }
 
 void KernelLauncher::drain() {
-  if (!own_thread_) return;  // (made at once)
+  if (!own_thread_) return;  // (made at once; after stop() too, whose join drained the rest)
   const std::uint64_t handed = pushed_.load(std::memory_order_acquire);
   while (enqueued_.load(std::memory_order_acquire) < handed) std::this_thread::yield();
 }
@@ -195,7 +210,7 @@ void KernelLauncher::wake() {
 }
 
 void KernelLauncher::push_locked(Request &&request) {
-  if (!own_thread_) {  // made here, now
+  if (!own_thread_ || stopped_) {  // made here, now
     process(request);
     if (request.kind == Request::Kind::kernel) {
       request.launch.clear();
@@ -267,8 +282,8 @@ void KernelLauncher::process(Request &request) {
       watch(request.mark);
       break;
     case Request::Kind::barrier:
-      if (clEnqueueBarrierWithWaitList(queue_, 1, &request.gate, nullptr) != CL_SUCCESS)
-        clWaitForEvents(1, &request.gate);  // (held on the host instead)
+      // (Refused: the kernels are not held, and the test that asked sees them run.)
+      clEnqueueBarrierWithWaitList(queue_, 1, &request.gate, nullptr);
       clFlush(queue_);
       clReleaseEvent(request.gate);
       break;
@@ -334,8 +349,13 @@ void KernelLauncher::watch(const std::shared_ptr<LaunchMark> &mark) {
   });
   watched_.push_back(mark);
   callbacks_pending_.fetch_add(1, std::memory_order_relaxed);
-  if (clSetEventCallback(mark->event.load(std::memory_order_acquire), CL_COMPLETE,
-                         &KernelLauncher::completed, mark.get()) != CL_SUCCESS) {
+  // The callback holds a reference of its own: the mark (and its reference) may go while the
+  // driver is still inside the callback, which the driver may not guard against.
+  cl_event event = mark->event.load(std::memory_order_acquire);
+  clRetainEvent(event);
+  if (clSetEventCallback(event, CL_COMPLETE, &KernelLauncher::completed, mark.get()) !=
+      CL_SUCCESS) {
+    clReleaseEvent(event);
     callbacks_pending_.fetch_sub(1, std::memory_order_relaxed);
     mark->unwatchable.store(true, std::memory_order_release);
     mark->called_back.store(true, std::memory_order_release);  // (none will come)
@@ -343,13 +363,14 @@ void KernelLauncher::watch(const std::shared_ptr<LaunchMark> &mark) {
   }
 }
 
-void CL_CALLBACK KernelLauncher::completed(cl_event, cl_int status, void *arg) {
+void CL_CALLBACK KernelLauncher::completed(cl_event event, cl_int status, void *arg) {
   auto *mark = static_cast<LaunchMark *>(arg);
   KernelLauncher *self = mark->owner;  // (outlives its pending callbacks)
   mark->status.store(status, std::memory_order_relaxed);
   mark->done.store(true, std::memory_order_release);
   mark->called_back.store(true, std::memory_order_release);  // the mark may go from here on
   self->wake();
+  clReleaseEvent(event);  // watch()'s reference (not blocking: allowed in a callback)
   self->callbacks_pending_.fetch_sub(1, std::memory_order_release);
 }
 

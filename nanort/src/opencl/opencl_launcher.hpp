@@ -51,7 +51,7 @@ constexpr std::uint32_t kKernelsPerMark = 8;
 // Kernels that share one event.
 struct LaunchMark {
   std::atomic<cl_event> event{nullptr};  // set once, by the launcher thread
-  std::uint32_t kernels = 0;             // in it (under the launcher's lock)
+  std::atomic<std::uint32_t> kernels{0};  // in it (written under the launcher's lock)
   std::atomic<bool> done{false};         // complete, or failed (status < 0)
   std::atomic<cl_int> status{CL_COMPLETE};
   // A callback on the event, to wake the manager, is registered once it is both asked for
@@ -153,6 +153,9 @@ class KernelLauncher {
   void hold_behind(cl_event gate);
   // Returns once everything handed over before the call is enqueued.
   void drain();
+  // The device goes: what was handed over is enqueued, the open mark sealed, the thread
+  // joined; later requests are made at once on the caller's thread.
+  void stop();
   bool threaded() const { return own_thread_; }
   // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
   // one given stays: every caller is the same manager).
@@ -197,6 +200,7 @@ class KernelLauncher {
   std::vector<KernelLaunch> spare_;  // (their vectors keep their memory)
   std::shared_ptr<LaunchMark> open_;
   bool asleep_ = false, stopping_ = false;
+  bool stopped_ = false;  // stop(): no thread any more (under mutex_)
   std::atomic<std::size_t> pending_{0};  // requests not yet taken
   std::atomic<std::uint64_t> pushed_{0}, enqueued_{0};  // requests handed over, and done
   // Launcher thread (or manager) only: marks with a callback to come, kept until it came (the callback
