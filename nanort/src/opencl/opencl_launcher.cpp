@@ -91,12 +91,7 @@ KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread)
 void KernelLauncher::stop() {
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    if (open_) {
-      Request request;
-      request.kind = Request::Kind::seal;
-      request.mark = std::move(open_);
-      push_locked(std::move(request));
-    }
+    seal_locked();
     stopping_ = true;
   }
   wakeup_.notify_one();
@@ -143,6 +138,10 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
 
 void KernelLauncher::seal() {
   std::lock_guard<std::mutex> guard(mutex_);
+  seal_locked();
+}
+
+void KernelLauncher::seal_locked() {
   if (!open_) return;
   Request request;
   request.kind = Request::Kind::seal;
@@ -154,12 +153,7 @@ cl_event KernelLauncher::event(LaunchMark &mark) {
   if (cl_event made = mark.event.load(std::memory_order_acquire)) return made;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    if (open_.get() == &mark) {
-      Request request;
-      request.kind = Request::Kind::seal;
-      request.mark = std::move(open_);
-      push_locked(std::move(request));
-    }
+    if (open_.get() == &mark) seal_locked();
   }
   // The launcher thread enqueues what was handed over before, then this mark's end.
   for (;;) {
@@ -178,12 +172,7 @@ void KernelLauncher::drain() {
 void KernelLauncher::hold_behind(cl_event gate) {
   clRetainEvent(gate);
   std::lock_guard<std::mutex> guard(mutex_);
-  if (open_) {  // the kernels launched before the hold end without it
-    Request request;
-    request.kind = Request::Kind::seal;
-    request.mark = std::move(open_);
-    push_locked(std::move(request));
-  }
+  seal_locked();  // the kernels launched before the hold end without it
   Request request;
   request.kind = Request::Kind::barrier;
   request.gate = gate;

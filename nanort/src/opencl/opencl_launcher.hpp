@@ -190,6 +190,8 @@ class KernelLauncher {
   static void CL_CALLBACK completed(cl_event event, cl_int status, void *arg);
 
   void process(Request &request);
+  // Hands over the end of the open mark, if there is one (under mutex_).
+  void seal_locked();
 
   cl_command_queue queue_;
   const bool own_thread_;
