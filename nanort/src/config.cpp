@@ -78,6 +78,9 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_POWER", "smp=10,opencl=100,cuda=300",
        "NANORT_SCHEDULER=energy: watts of a busy CPU worker, OpenCL device, CUDA GPU (a CUDA "
        "GPU's own figure replaces it once NVML has measured it running tasks)"},
+      {"NANORT_CUDA_LAUNCH", "thread",
+       "who launches a CUDA GPU's kernels: thread (a launcher thread of its own, while the "
+       "GPU's manager thread prepares the next task) or manager (the manager thread itself)"},
       {"NANORT_CUDA_KERNEL_STREAMS", "2",
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
@@ -368,6 +371,12 @@ Config read_config(std::vector<std::string> &warnings) {
       throw ConfigError(std::string("NANORT_OPENCL_CONTEXTS='") + v +
                         "' is not one of device, platform");
     config.opencl_context_per_device = !std::strcmp(v, "device");
+  }
+  if (const char *v = std::getenv("NANORT_CUDA_LAUNCH"); v && *v) {
+    if (std::strcmp(v, "manager") != 0 && std::strcmp(v, "thread") != 0)
+      throw ConfigError(std::string("NANORT_CUDA_LAUNCH='") + v +
+                        "' is not one of manager, thread");
+    config.cuda_launch_thread = !std::strcmp(v, "thread");
   }
   if (const char *v = std::getenv("NANORT_OPENCL_LAUNCH"); v && *v) {
     if (std::strcmp(v, "manager") != 0 && std::strcmp(v, "thread") != 0)

@@ -56,6 +56,9 @@ struct Config {
   // device's manager thread (manager, the default).
   bool opencl_launch_thread = false;
   std::string cuda_devices = "all";     // selection, see cuda_device.hpp
+  // NANORT_CUDA_LAUNCH: kernels launched by a launcher thread per GPU (thread) or by the GPU's
+  // manager thread (manager).
+  bool cuda_launch_thread = true;
   int device_in_flight = 0;            // tasks staged or running per device; 0: by device kind
   std::size_t device_lookahead = 2;    // NANORT_DEVICE_LOOKAHEAD
   std::vector<MemoryLimit> device_memory;  // later entries win

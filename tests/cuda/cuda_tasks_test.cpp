@@ -83,6 +83,7 @@ const std::vector<nanort_kernel_arg> kAddArgs = {buffer(offsetof(AddArgs, x)),
                                                  value<int>(offsetof(AddArgs, v)),
                                                  value<int>(offsetof(AddArgs, n))};
 const Site kAdd("add", kAddArgs, __LINE__);
+const Site kAddOnce("add_once", kAddArgs, __LINE__);
 
 struct ReverseArgs {
   int *x;
@@ -302,6 +303,36 @@ TEST_F(Cuda, WrongParametersAreErrors) {
   EXPECT_NE(message.find("parameter 1 of kernel 'add' is 4 bytes, the task passes 8"),
             std::string::npos)
       << message;
+}
+
+// A block no GPU allows (2048 threads): the driver refuses the launch. A site's first launch
+// is waited for, so the failure comes with the task, and the task after it was not launched
+// behind it (it is not run). A later launch of the same site fails with the task too, and the
+// data holds what the task before it left.
+TEST_F(Cuda, RefusedLaunchFailsTheTaskAndNotItsSuccessorsData) {
+  std::vector<int> x(64, 1);
+  const Access all{x.data(), x.size() * sizeof(int), NANORT_INOUT};
+  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 2048, 2048));
+  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 64));
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  std::string message = nanort_last_error();
+  EXPECT_NE(message.find("task 'add_once' (cuda_tasks_test.cpp:"), std::string::npos) << message;
+  EXPECT_NE(message.find("launching kernel 'add_once' (grid 1x1x1, block 2048x1x1, 0 bytes of "
+                         "shared memory) failed with CUDA_ERROR_INVALID_VALUE"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("was not run: it depends on task 'add_once'"), std::string::npos)
+      << message;
+  EXPECT_EQ(x, std::vector<int>(64, 1));
+  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 64));
+  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 2048, 2048));
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  message = nanort_last_error();
+  EXPECT_NE(message.find("task 'add_once' (cuda_tasks_test.cpp:"), std::string::npos) << message;
+  EXPECT_NE(message.find("launching kernel 'add_once' (grid 1x1x1, block 2048x1x1"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(x, std::vector<int>(64, 11));
 }
 
 // An illegal address inside a kernel leaves the GPU's context unusable: the program stops

@@ -11,6 +11,12 @@ extern "C" __global__ void add(int *x, int v, int n) {
   if (i < n) x[i] += v;
 }
 
+// 'add' again, for the test whose first launch of a site is refused (a site of its own).
+extern "C" __global__ void add_once(int *x, int v, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += v;
+}
+
 // Reverses each block of x through dynamic shared memory (blockDim.x ints, from shmem).
 extern "C" __global__ void reverse_blocks(int *x, int n) {
   extern __shared__ int tile[];

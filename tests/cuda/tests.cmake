@@ -40,6 +40,11 @@ if(NANORT_TEST_ENV_MODIFICATION)  # (the sanitizers' settings, as nanort_add_gte
                        ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
 endif()
 
+# Every test again with each GPU's kernels launched by its manager thread (the default is a
+# launcher thread per GPU): the same results, failures and errors.
+nanort_add_gtest(cuda_tasks NO_TARGET PREFIX cuda_tasks_launch_manager LABEL cuda
+  ENV NANORT_CPU_WORKERS=2 NANORT_WRITE_BACK=taskwait NANORT_CUDA_LAUNCH=manager)
+
 # Kernels from an object made by plain nvcc -c, linked with nanort_cuda_objects.
 set(linked_object ${CMAKE_CURRENT_BINARY_DIR}/cuda_linked_kernels.o)
 add_custom_command(OUTPUT ${linked_object}

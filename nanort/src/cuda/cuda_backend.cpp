@@ -79,11 +79,12 @@ class CudaBackend final : public Backend {
     return chosen;
   }
 
-  void open(const std::vector<std::size_t> &chosen, const Config &,
+  void open(const std::vector<std::size_t> &chosen, const Config &config,
             std::vector<std::unique_ptr<Accelerator>> &devices,
             std::vector<std::string> &warnings) override {
     try {
-      for (auto &device : cuda::open_devices(found_, chosen)) devices.push_back(std::move(device));
+      for (auto &device : cuda::open_devices(found_, chosen, config.cuda_launch_thread))
+        devices.push_back(std::move(device));
     } catch (const std::exception &e) {
       problem(std::string("CUDA devices cannot be opened (") + e.what() +
                   "); no CUDA device is used",

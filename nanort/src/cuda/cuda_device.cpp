@@ -21,21 +21,12 @@
 #include "../taskiter.hpp"
 #include "cuda_api.hpp"
 #include "cuda_backend.hpp"
+#include "cuda_launcher.hpp"
 
 namespace nanort::rt::cuda {
 
 namespace {
 
-// Makes a context current on the calling thread: every thread that reaches the backend (the
-// device's manager, a thread flushing in taskwait) sets it before its calls. Asking first is
-// cheaper than setting, and on a manager's thread the context is usually current already.
-void make_current(const Driver &cu, CUcontext context) {
-  CUcontext now = nullptr;
-  if (cu.cuCtxGetCurrent(&now) == CUDA_SUCCESS && now == context) return;
-  NANORT_CU_CHECK(cuCtxSetCurrent(context));
-}
-// The same where a failure cannot be reported (destructors, clean-up).
-void set_current(const Driver &cu, CUcontext context) { cu.cuCtxSetCurrent(context); }
 // Makes 'context' current for a scope, and puts back the thread's own on leaving it.
 class KeepCurrent {
  public:
@@ -81,214 +72,48 @@ class HostGateHold final : public KernelHold {
   std::shared_ptr<HostGate> gate_;
 };
 
-// Events of one context, reused: creating one per operation costs more than the operation's
-// own launch. Shared by the device's memory space and every completion it made, so that the
-// last of them destroys the events.
-class EventPool {
- public:
-  EventPool(const Driver &cu, CUcontext context) : cu_(cu), context_(context) {}
-  ~EventPool() {
-    set_current(cu_, context_);
-    for (CUevent event : free_) cu_.cuEventDestroy(event);
-  }
-  // An event recorded on 'stream' now.
-  CUevent record(CUstream stream) {
-    const Driver &cu = cu_;
-    CUevent event = nullptr;
-    {
-      std::lock_guard<std::mutex> guard(mutex_);
-      if (!free_.empty()) {
-        event = free_.back();
-        free_.pop_back();
-      }
-    }
-    if (!event) NANORT_CU_CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
-    const CUresult status = cu.cuEventRecord(event, stream);
-    if (status != CUDA_SUCCESS) {
-      give_back(event);
-      throw_error(status, "cuEventRecord(event, stream)", __FILE__, __LINE__);
-    }
-    return event;
-  }
-  void give_back(CUevent event) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    free_.push_back(event);
-  }
-  CUcontext context() const { return context_; }
-
- private:
-  const Driver &cu_;
-  CUcontext context_;
-  std::mutex mutex_;
-  std::vector<CUevent> free_;
-};
-
-// An operation in flight: an event recorded after it on its stream.
-class EventCompletion final : public dc::Completion {
- public:
-  EventCompletion(const Driver &cu, std::shared_ptr<EventPool> pool, CUevent event,
-                  std::string what)
-      : cu_(cu), pool_(std::move(pool)), event_(event), what_(std::move(what)) {}
-  // A recorded event may be recorded again at once: the driver keeps this use's place.
-  ~EventCompletion() override { pool_->give_back(event_); }
-
-  bool poll() override {
-    if (done_) return true;
-    const CUresult status = cu_.cuEventQuery(event_);
-    done_ = status != CUDA_ERROR_NOT_READY;  // done, or failed (wait() reports it)
-    return done_;
-  }
-  void wait() override {
-    const CUresult status = cu_.cuEventSynchronize(event_);
-    if (status != CUDA_SUCCESS)
-      throw CudaError(status, what_ + " failed with " + error_text(status));
-    done_ = true;
-  }
-  CUevent event() const { return event_; }
-
- private:
-  const Driver &cu_;
-  std::shared_ptr<EventPool> pool_;
-  CUevent event_;
-  std::string what_;
-  bool done_ = false;
-};
-
-// Kernels launched on one stream since the last event share one mark: an event recorded after
-// the last of them. Recording an event per kernel costs about as much as the launch itself;
-// in one stream a later event covers every earlier kernel, so the event is recorded only when
-// the mark is full, when the device's manager has nothing more to launch for now (seal()), or
-// when someone must wait for one of its kernels (wait, a stream of another device). Polling an
-// open mark records nothing: its kernels are not done.
-class LaunchMarks {
- public:
-  struct Mark {
-    std::shared_ptr<EventPool> pool;
-    CUevent event = nullptr;  // recorded: guarded by the marks' lock, then read only
-    std::uint32_t kernels = 0;
-    std::atomic<bool> done{false};
-    ~Mark() {
-      if (event) pool->give_back(event);
-    }
-  };
-  static constexpr std::uint32_t kKernelsPerMark = 8;
-
-  LaunchMarks(const Driver &cu, std::shared_ptr<EventPool> pool, CUstream stream)
-      : cu_(cu), pool_(std::move(pool)), stream_(stream) {}
-
-  // The mark of a kernel just launched on the stream (manager thread).
-  std::shared_ptr<Mark> join() {
-    std::lock_guard<SpinLock> guard(lock_);
-    if (!open_) {
-      open_ = std::make_shared<Mark>();
-      open_->pool = pool_;
-    }
-    std::shared_ptr<Mark> mark = open_;
-    if (++mark->kernels == kKernelsPerMark) seal_locked();
-    return mark;
-  }
-  // The mark's event, recorded now if it was not yet (any thread).
-  CUevent event(Mark &mark) {
-    std::lock_guard<SpinLock> guard(lock_);
-    if (!mark.event) seal_locked();
-    return mark.event;
-  }
-  // The mark's event if it was recorded, else null (any thread).
-  CUevent recorded(Mark &mark) {
-    std::lock_guard<SpinLock> guard(lock_);
-    return mark.event;
-  }
-  // Records the open mark's event, if there are kernels in it.
-  void seal() {
-    std::lock_guard<SpinLock> guard(lock_);
-    if (open_) seal_locked();
-  }
-  CUstream stream() const { return stream_; }
-
- private:
-  void seal_locked() {
-    // Any thread may ask, with its own context current: record in the stream's context.
-    CUcontext previous = nullptr;
-    cu_.cuCtxGetCurrent(&previous);
-    if (previous != pool_->context()) set_current(cu_, pool_->context());
-    CUevent event = nullptr;
-    try {
-      event = pool_->record(stream_);
-    } catch (...) {
-      if (previous != pool_->context()) set_current(cu_, previous);
-      throw;
-    }
-    if (previous != pool_->context()) set_current(cu_, previous);
-    open_->event = event;
-    open_.reset();
-  }
-
-  const Driver &cu_;
-  std::shared_ptr<EventPool> pool_;
-  CUstream stream_;
-  SpinLock lock_;  // short sections: a launch joins, a poll reads
-  std::shared_ptr<Mark> open_;  // the kernels launched since the last event
-};
-
-// A kernel in flight: the mark it shares with the kernels launched next to it.
-class KernelCompletion final : public dc::Completion {
- public:
-  KernelCompletion(const Driver &cu, std::shared_ptr<LaunchMarks> marks,
-                   std::shared_ptr<LaunchMarks::Mark> mark, const char *kernel_name)
-      : cu_(cu), marks_(std::move(marks)), mark_(std::move(mark)), kernel_name_(kernel_name) {}
-
-  bool poll() override {
-    if (mark_->done.load(std::memory_order_acquire)) return true;
-    CUevent event = marks_->recorded(*mark_);
-    if (!event) return false;  // launched with kernels still to come: not done
-    const CUresult status = cu_.cuEventQuery(event);
-    if (status == CUDA_ERROR_NOT_READY) return false;
-    if (status == CUDA_SUCCESS) mark_->done.store(true, std::memory_order_release);
-    return true;  // done, or failed (wait() reports it)
-  }
-  void wait() override {
-    if (mark_->done.load(std::memory_order_acquire)) return;
-    const CUresult status = cu_.cuEventSynchronize(marks_->event(*mark_));
-    if (status != CUDA_SUCCESS) {
-      // The event follows the kernels of one mark: any of them may be the one that failed.
-      const std::uint32_t others = mark_->kernels - 1;
-      throw CudaError(status, "kernel '" + std::string(kernel_name_) + "'" +
-                                  (others ? " (or one of the " + std::to_string(others) +
-                                                " kernels launched next to it)"
-                                          : std::string()) +
-                                  " failed with " + error_text(status));
-    }
-    mark_->done.store(true, std::memory_order_release);
-  }
-  CUstream stream() const { return marks_->stream(); }
-  CUevent event() { return marks_->event(*mark_); }
-
- private:
-  const Driver &cu_;
-  std::shared_ptr<LaunchMarks> marks_;
-  std::shared_ptr<LaunchMarks::Mark> mark_;
-  const char *kernel_name_;  // static storage (the task site's)
-};
-
 // NANORT_CUDA_KERNEL_STREAMS: 2 (default) or 1 (validated with the rest of the environment).
 int kernel_streams_from_environment() {
   const char *text = std::getenv("NANORT_CUDA_KERNEL_STREAMS");
   return text && std::string(text) == "1" ? 1 : 2;
 }
 
-// Makes 'stream' wait for 'after': events of the driver are waited for on the device, other
-// completions (another backend's) on the host. A kernel launched earlier on the same stream
-// needs no wait at all.
+// Makes a copy's stream wait for 'after': events of the driver are waited for on the device,
+// other completions (another backend's) on the host.
 void wait_for(const Driver &cu, CUstream stream, dc::Dependencies after) {
   for (const dc::CompletionPtr &completion : after) {
     if (auto *kernel = dynamic_cast<KernelCompletion *>(completion.get())) {
-      if (kernel->stream() == stream || kernel->poll()) continue;
-      NANORT_CU_CHECK(cuStreamWaitEvent(stream, kernel->event(), 0));
+      if (kernel->poll()) continue;
+      if (CUevent event = kernel->event()) NANORT_CU_CHECK(cuStreamWaitEvent(stream, event, 0));
       continue;
     }
     if (completion->poll()) continue;
     if (auto *event = dynamic_cast<EventCompletion *>(completion.get()))
       NANORT_CU_CHECK(cuStreamWaitEvent(stream, event->event(), 0));
+    else
+      completion->wait();
+  }
+}
+
+// What a kernel launched on stream 'stream' of 'launcher' waits for: kernels of its other
+// stream by their mark, other GPUs' kernels and copies by their events; other completions
+// (another backend's) are waited for here, on the host. A kernel launched earlier on the same
+// stream needs no wait at all.
+void add_waits(const KernelLauncher &launcher, int stream, dc::Dependencies after,
+               std::vector<KernelLaunch::Wait> &waits) {
+  for (const dc::CompletionPtr &completion : after) {
+    if (auto *kernel = dynamic_cast<KernelCompletion *>(completion.get())) {
+      if (kernel->poll()) continue;
+      if (kernel->launcher() == &launcher) {
+        if (kernel->stream_index() != stream) waits.push_back({nullptr, kernel->mark(), nullptr});
+      } else if (CUevent event = kernel->event()) {
+        waits.push_back({event, kernel->mark(), nullptr});
+      }
+      continue;
+    }
+    if (completion->poll()) continue;
+    if (auto *event = dynamic_cast<EventCompletion *>(completion.get()))
+      waits.push_back({event->event(), nullptr, completion});
     else
       completion->wait();
   }
@@ -470,7 +295,7 @@ class CudaMemory final : public dc::MemorySpace {
 
 class CudaDevice final : public Accelerator {
  public:
-  CudaDevice(const Driver &cu, std::string name, DeviceInfo info)
+  CudaDevice(const Driver &cu, std::string name, DeviceInfo info, bool launch_thread)
       : cu_(cu), name_(std::move(name)), info_(std::move(info)) {
     NANORT_CU_CHECK(cuDeviceGet(&device_, info_.ordinal));
     NANORT_CU_CHECK(cuDevicePrimaryCtxRetain(&context_, device_));
@@ -480,15 +305,19 @@ class CudaDevice final : public Accelerator {
       NANORT_CU_CHECK(cuStreamCreate(stream, CU_STREAM_NON_BLOCKING));
     memory_ = std::make_unique<CudaMemory>(cu, name_, info_, context_, to_device_, to_host_,
                                            from_peers_);
-    for (int s = 0; s < 2; ++s)
-      marks_[s] = std::make_shared<LaunchMarks>(cu, memory_->events(), compute_[s]);
+    launcher_ = std::make_shared<KernelLauncher>(
+        cu, context_, memory_->events(), std::vector<CUstream>{compute_[0], compute_[1]},
+        launch_thread);
   }
   ~CudaDevice() override {
+    // Its thread goes; it lives on while kernels' completions do, recording what they still
+    // ask for on their threads.
+    launcher_->stop();
     set_current(cu_, context_);
     for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamSynchronize(stream);
     // With memory_, the last owners of the event pool: gone before the context.
-    for (auto &marks : marks_) marks.reset();
+    launcher_.reset();
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
@@ -513,23 +342,24 @@ class CudaDevice final : public Accelerator {
   // A kernel launched behind unfinished predecessors runs after every kernel launched before
   // it (launch() sees to it with two kernel streams).
   bool completes_in_order() const override { return true; }
-  void flush_launches() override {
-    for (auto &marks : marks_) marks->seal();
-  }
+  void flush_launches() override { launcher_->seal(); }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
   std::unique_ptr<KernelHold> hold_kernels() override {
     const Driver &cu = cu_;
     make_current(cu, context_);
     auto gate = std::make_shared<HostGate>();
     auto hold = std::make_unique<HostGateHold>(gate);  // opens it however this ends
-    for (CUstream stream : compute_) {
-      auto *arg = new std::shared_ptr<HostGate>(gate);
-      const CUresult status = cu.cuLaunchHostFunc(stream, &HostGate::wait, arg);
-      if (status != CUDA_SUCCESS) {
-        delete arg;
-        throw_error(status, "cuLaunchHostFunc", __FILE__, __LINE__);
+    // (Where the launches are made: the kernels handed over before it run first.)
+    launcher_->run_in_order([&] {
+      for (CUstream stream : compute_) {
+        auto *arg = new std::shared_ptr<HostGate>(gate);
+        const CUresult status = cu.cuLaunchHostFunc(stream, &HostGate::wait, arg);
+        if (status != CUDA_SUCCESS) {
+          delete arg;
+          throw_error(status, "cuLaunchHostFunc", __FILE__, __LINE__);
+        }
       }
-    }
+    });
     return hold;
   }
   // Portable: one registration serves every context, so the runtime asks one GPU.
@@ -570,48 +400,49 @@ class CudaDevice final : public Accelerator {
                            const dc::Directory::Staging &staging) override {
     make_current(cu_, context_);
     if (TaskIter::is_graph_launcher(task)) return launch_graph(task, data, staging);
-    KernelCall call;
-    prepare(task, impl, data, staging, call);
+    KernelLaunch &launch = launch_;  // (reused: its vectors keep their memory)
+    launch.clear();
+    Kernel &kernel = prepare(task, impl, data, staging, launch);
     // The kernel stream. Kernels of tasks take the two in turn, so that one kernel's start
     // overlaps the last, partly empty wave of the one before (a long tail where threads' work
     // varies). A task launched behind unfinished predecessors waits for their kernels (their
     // completions are among staging.ready): on the stream of this GPU's ones when they all
     // lie on one (stream order, no event to record), else on the next in turn.
     const int s = choose_stream(task, staging);
-    wait_for(cu_, compute_[s], staging.ready);
-    launch_on(task, impl, call, compute_[s]);
-    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
+    add_waits(*launcher_, s, staging.ready, launch.waits);
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
+    if (!kernel.launched || !launcher_->threaded()) {
+      // A site's first launch is waited for: what the driver refuses for the program's
+      // reasons (the block size, the shared memory) fails here, with the task, before any
+      // task after it is launched behind it. (Without a launcher thread every launch is made
+      // by now.)
+      launcher_->drain();
+      if (const std::string *why = done->not_run()) throw CudaError(done->launch_error(), *why);
+      kernel.launched = true;
+    }
     // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
     // and its end is then seen at once (its results may go home, its successors start)
     // rather than with the kernels launched after it.
     std::size_t bytes = 0;
     for (const dc::DataAccess &access : data) bytes += access.region.bytes();
-    if (bytes >= (std::size_t(1) << 20)) marks_[s]->seal();
-    return std::make_shared<KernelCompletion>(cu_, marks_[s], std::move(mark), impl.kernel_name);
+    if (bytes >= (std::size_t(1) << 20)) launcher_->seal(s);
+    return done;
   }
 
  private:
-  // One kernel launch: the kernel, its parameters (values point into the argument block,
-  // buffers at device addresses here, in 'addresses'), grid and block. Not copied: the
-  // parameters point into it.
   struct Kernel;
-  struct KernelCall {
-    Kernel *kernel = nullptr;
-    SmallVector<void *, 16> parameters;
-    SmallVector<CUdeviceptr, 16> addresses;
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    KernelCall() = default;
-    KernelCall(const KernelCall &) = delete;
-    KernelCall &operator=(const KernelCall &) = delete;
-  };
 
-  void prepare(const Task &task, const nanort_task_impl &impl,
-               const std::vector<dc::DataAccess> &data, const dc::Directory::Staging &staging,
-               KernelCall &call, bool sorted_data = false) {
+  // Fills 'launch' for the task's kernel: the kernel, its parameters' values (buffers at
+  // device addresses here), grid and block, shared memory.
+  Kernel &prepare(const Task &task, const nanort_task_impl &impl,
+                  const std::vector<dc::DataAccess> &data, const dc::Directory::Staging &staging,
+                  KernelLaunch &launch, bool sorted_data = false) {
     if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
       throw std::runtime_error("the CUDA implementation names no kernel or no module");
     Kernel &kernel = find_kernel(*impl.module, impl.kernel_name);
-    call.kernel = &kernel;
+    launch.function = kernel.function;
+    launch.kernel_name = impl.kernel_name;
+    launch.shared_bytes = static_cast<unsigned>(task.shmem_bytes);
     if (task.ndrange_dims < 1 || task.ndrange_dims > 3)
       throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' needs an ndrange");
     const std::uint32_t count = impl.num_kernel_args;
@@ -619,11 +450,6 @@ class CudaDevice final : public Accelerator {
       throw std::runtime_error("kernel '" + std::string(impl.kernel_name) + "' takes " +
                                std::to_string(kernel.sizes.size()) +
                                " parameter(s), the task passes " + std::to_string(count));
-    // 'addresses' is filled first so that the pointers to its elements stay put.
-    for (std::uint32_t i = 0; i < count; ++i) {
-      call.parameters.push_back(nullptr);
-      call.addresses.push_back(0);
-    }
     for (std::uint32_t i = 0; i < count; ++i) {
       const nanort_kernel_arg &arg = impl.kernel_args[i];
       auto which = [&] {
@@ -638,19 +464,20 @@ class CudaDevice final : public Accelerator {
         throw std::runtime_error(which() + " is " + std::to_string(kernel.sizes[i]) +
                                  " bytes, the task passes " + std::to_string(arg.size));
       if (arg.kind == NANORT_ARG_VALUE) {
-        call.parameters[i] = task.args + arg.offset;
+        launch.add_value(task.args + arg.offset, arg.size);
       } else if (arg.kind == NANORT_ARG_BUFFER) {
         if (arg.size != sizeof(void *))
           throw std::runtime_error(which() + " is a buffer but not pointer-sized in the block");
         void *pointer = nullptr;
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
+        CUdeviceptr address = 0;
         if (pointer) {
           // (A graph launch's data: many disjoint spans in address order, searched by halves.)
           const dc::Placement place = sorted_data ? sorted_device_place(which, pointer, data, staging)
                                                   : device_place(which, pointer, data, staging);
-          call.addresses[i] = static_cast<CUdeviceptr>(place.buffer.handle + place.offset);
+          address = static_cast<CUdeviceptr>(place.buffer.handle + place.offset);
         }
-        call.parameters[i] = &call.addresses[i];
+        launch.add_value(&address, sizeof address);
       } else {
         throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
       }
@@ -660,9 +487,10 @@ class CudaDevice final : public Accelerator {
       const std::size_t global = task.ndrange_global[d];
       std::size_t local = task.ndrange_local[d];
       if (local == 0) local = d == 0 ? std::min<std::size_t>(std::max<std::size_t>(global, 1), 128) : 1;
-      call.block[d] = static_cast<unsigned>(local);
-      call.grid[d] = static_cast<unsigned>((global + local - 1) / local);
+      launch.block[d] = static_cast<unsigned>(local);
+      launch.grid[d] = static_cast<unsigned>((global + local - 1) / local);
     }
+    return kernel;
   }
 
   int choose_stream(const Task &task, const dc::Directory::Staging &staging) {
@@ -672,30 +500,13 @@ class CudaDevice final : public Accelerator {
       for (const dc::CompletionPtr &completion : staging.ready) {
         auto *kernel = dynamic_cast<KernelCompletion *>(completion.get());
         if (!kernel || kernel->poll()) continue;
-        const int on = kernel->stream() == compute_[0] ? 0 : kernel->stream() == compute_[1] ? 1 : -1;
+        const int on = kernel->launcher() == launcher_.get() ? kernel->stream_index() : -1;
         if (on >= 0) behind = behind < 0 || behind == on ? on : 2;
       }
     if (behind == 0 || behind == 1) return behind;
     const int s = next_stream_;
     next_stream_ ^= 1;
     return s;
-  }
-
-  void launch_on(const Task &task, const nanort_task_impl &impl, KernelCall &call,
-                 CUstream stream) {
-    const CUresult status = cu_.cuLaunchKernel(
-        call.kernel->function, call.grid[0], call.grid[1], call.grid[2], call.block[0],
-        call.block[1], call.block[2], static_cast<unsigned>(task.shmem_bytes), stream,
-        call.parameters.begin(), nullptr);
-    if (status != CUDA_SUCCESS)
-      throw CudaError(status, "launching kernel '" + std::string(impl.kernel_name) + "' (grid " +
-                                  std::to_string(call.grid[0]) + "x" + std::to_string(call.grid[1]) +
-                                  "x" + std::to_string(call.grid[2]) + ", block " +
-                                  std::to_string(call.block[0]) + "x" +
-                                  std::to_string(call.block[1]) + "x" +
-                                  std::to_string(call.block[2]) + ", " +
-                                  std::to_string(task.shmem_bytes) +
-                                  " bytes of shared memory) failed with " + error_text(status));
   }
 
   // A taskiter's replay as one CUDA Graph launch ('task' launches it: task.replay's tasks,
@@ -709,31 +520,29 @@ class CudaDevice final : public Accelerator {
     const std::uint64_t key = task.replay->id();
     if (!graphs_.count(key))
       while (graphs_.size() >= kKeptGraphs) {  // the oldest recordings' (likely ended) go
+        launcher_->drain();  // (a launch handed over may name it)
         if (graphs_.begin()->second.exec) cu_.cuGraphExecDestroy(graphs_.begin()->second.exec);
         graphs_.erase(graphs_.begin());
       }
     ReplayGraph &graph = graphs_[key];
-    std::vector<CUdeviceptr> addresses;
-    for (const Task *replayed : tasks) {
-      KernelCall call;
-      prepare(*replayed, *replayed->impl, data, staging, call, true);
-      addresses.insert(addresses.end(), call.addresses.begin(), call.addresses.end());
+    std::vector<KernelLaunch> kernels(tasks.size());
+    std::vector<unsigned char> values;
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernels[k], true);
+      values.insert(values.end(), kernels[k].values.begin(), kernels[k].values.end());
     }
-    if (!graph.exec || addresses != graph.addresses) {
+    const bool capture = !graph.exec || values != graph.values;
+    if (capture) {
       if (!capture_) NANORT_CU_CHECK(cuStreamCreate(&capture_, CU_STREAM_NON_BLOCKING));
       NANORT_CU_CHECK(cuStreamBeginCapture(capture_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
       CUgraph captured = nullptr;
-      try {
-        for (const Task *replayed : tasks) {
-          KernelCall call;
-          prepare(*replayed, *replayed->impl, data, staging, call, true);
-          launch_on(*replayed, *replayed->impl, call, capture_);
+      for (const KernelLaunch &kernel : kernels)
+        if (const CUresult status = launch_kernel_on(cu_, kernel, capture_);
+            status != CUDA_SUCCESS) {
+          cu_.cuStreamEndCapture(capture_, &captured);
+          if (captured) cu_.cuGraphDestroy(captured);
+          throw CudaError(status, launch_failure(kernel, status));
         }
-      } catch (...) {
-        cu_.cuStreamEndCapture(capture_, &captured);
-        if (captured) cu_.cuGraphDestroy(captured);
-        throw;
-      }
       NANORT_CU_CHECK(cuStreamEndCapture(capture_, &captured));
       CUgraphExec exec = nullptr;
       const CUresult status = cu_.cuGraphInstantiateWithFlags(&exec, captured, 0);
@@ -742,32 +551,36 @@ class CudaDevice final : public Accelerator {
         throw CudaError(status, "instantiating the CUDA Graph of a taskiter's " +
                                     std::to_string(tasks.size()) + " kernels failed with " +
                                     error_text(status));
-      // (An instance still running is freed once it ends.)
-      if (graph.exec) cu_.cuGraphExecDestroy(graph.exec);
+      // (An instance still running is freed once it ends; one handed over is launched first.)
+      if (graph.exec) {
+        launcher_->drain();
+        cu_.cuGraphExecDestroy(graph.exec);
+      }
       graph.exec = exec;
-      graph.addresses = std::move(addresses);
+      graph.values = std::move(values);
       ++graph.captures;
     }
-    std::uint64_t launches = 1;  // the replays it stands for (Runtime::replay)
-    if (task.args_size == sizeof launches) std::memcpy(&launches, task.args, sizeof launches);
+    KernelLaunch &launch = launch_;
+    launch.clear();
+    launch.graph = graph.exec;
+    launch.graph_kernels = tasks.size();
+    launch.kernel_name = tasks.front()->impl->kernel_name;
+    launch.graph_launches = 1;  // the replays it stands for (Runtime::replay)
+    if (task.args_size == sizeof launch.graph_launches)
+      std::memcpy(&launch.graph_launches, task.args, sizeof launch.graph_launches);
     const int s = choose_stream(task, staging);
-    wait_for(cu_, compute_[s], staging.ready);
-    for (std::uint64_t k = 0; k < launches; ++k) {
-      const CUresult status = cu_.cuGraphLaunch(graph.exec, compute_[s]);
-      if (status != CUDA_SUCCESS)
-        throw CudaError(status, "launching the CUDA Graph of a taskiter's " +
-                                    std::to_string(tasks.size()) + " kernels failed with " +
-                                    error_text(status));
+    add_waits(*launcher_, s, staging.ready, launch.waits);
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
+    if (capture || !launcher_->threaded()) {  // (a new graph's first launch, as a site's)
+      launcher_->drain();
+      if (const std::string *why = done->not_run()) throw CudaError(done->launch_error(), *why);
     }
-    std::shared_ptr<LaunchMarks::Mark> mark = marks_[s]->join();
-    marks_[s]->seal();  // (many kernels: its end is worth an event of its own)
-    return std::make_shared<KernelCompletion>(cu_, marks_[s], std::move(mark),
-                                              tasks.front()->impl->kernel_name);
+    return done;
   }
 
   struct ReplayGraph {
     CUgraphExec exec = nullptr;
-    std::vector<CUdeviceptr> addresses;  // of every kernel's buffers, as captured
+    std::vector<unsigned char> values;  // of every kernel's parameters, as captured
     int captures = 0;
   };
 
@@ -780,6 +593,7 @@ class CudaDevice final : public Accelerator {
     const char *name = nullptr;
     std::vector<std::size_t> sizes;  // of the parameters asked about so far
     bool all_known = false;          // 'sizes' holds every parameter
+    bool launched = false;           // once: its first launch was made
   };
 
   // The module of one fatbin image on this GPU, loaded at the first call ('key' names it:
@@ -903,7 +717,8 @@ class CudaDevice final : public Accelerator {
   int kernel_streams_ = 2;  // NANORT_CUDA_KERNEL_STREAMS: 1 keeps every kernel on the first
   int next_stream_ = 0;     // manager thread only
   std::unique_ptr<CudaMemory> memory_;
-  std::shared_ptr<LaunchMarks> marks_[2];  // of each kernel stream
+  std::shared_ptr<KernelLauncher> launcher_;  // makes the calls on compute_
+  KernelLaunch launch_;                       // (manager thread; reused)
   // Manager thread only.
   std::map<const void *, Loaded> modules_;  // by nanort_kernel_module or linked image
   std::map<std::pair<const nanort_kernel_module *, const char *>, Kernel> kernels_;
@@ -975,7 +790,8 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
 }
 
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
-                                                       const std::vector<std::size_t> &chosen) {
+                                                       const std::vector<std::size_t> &chosen,
+                                                       bool launch_thread) {
   std::vector<std::unique_ptr<Accelerator>> opened;
   const Driver *driver_loaded = driver();
   if (!driver_loaded || chosen.empty()) return opened;
@@ -983,7 +799,7 @@ std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceI
   std::vector<CudaDevice *> gpus;
   for (std::size_t index : chosen) {
     auto device = std::make_unique<CudaDevice>(cu, "cuda" + std::to_string(opened.size()),
-                                               devices[index]);
+                                               devices[index], launch_thread);
     gpus.push_back(device.get());
     opened.push_back(std::move(device));
   }

@@ -37,8 +37,10 @@ std::vector<std::size_t> select_devices(const std::vector<DeviceInfo> &devices,
                                         const std::string &spec);
 
 // Opens the chosen GPUs, named cuda0, cuda1, ... in that order, with peer access between
-// every pair that supports it.
+// every pair that supports it; with 'launch_thread', each GPU's kernels are launched by a
+// thread of its own (NANORT_CUDA_LAUNCH=thread, cuda_launcher.hpp).
 std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceInfo> &devices,
-                                                       const std::vector<std::size_t> &chosen);
+                                                       const std::vector<std::size_t> &chosen,
+                                                       bool launch_thread);
 
 }  // namespace nanort::rt::cuda
