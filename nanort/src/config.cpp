@@ -89,6 +89,9 @@ const std::vector<EnvVar> &environment_table() {
        "a taskiter whose recorded tasks all ran on one CUDA GPU replays as one CUDA Graph "
        "launch per iteration (its kernels captured once, at the first replay): cuda, or off "
        "(each replayed task launched by itself)"},
+      {"NANORT_CUDA_GRAPH_DOT", "(none)",
+       "a file: each CUDA Graph captured for a taskiter's replays is written there (the last "
+       "one stays), as Graphviz DOT with every node's kernel, grid, block and parameters"},
       {"NANORT_EARLY_LAUNCH", "across",
        "a device task whose predecessors' kernels are all launched is launched behind them "
        "before they end, to wait for them on the device: across (also behind kernels of "

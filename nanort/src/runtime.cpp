@@ -291,6 +291,7 @@ void Runtime::stop() {
   managers_ready_.store(false, std::memory_order_release);  // managers_ is being emptied
   DependencyDomain::set_early_across_kinds(0);
   managers_.clear();  // each returns once its device is idle
+  for (auto &accelerator : accelerators_) accelerator->quiesce();
   host_registration_.stop_auto(accelerators_);  // (no copy in flight any more)
   cpu_.reset();       // returns once no worker runs runtime code any more
   std::vector<Failure> uncollected;

@@ -155,6 +155,10 @@ class Runtime final : public DeviceWork {
     if (task->replayed)  // (the next replay reads what this one wrote: only the last goes home)
       return config_.eager_write_back && task->replay->last_replay() &&
              !task->replay->has_successors(task);
+    // A recorded iteration's results: the replays after it write them again (before the
+    // replays start, nothing in the runtime depends on them yet). They go home with the last
+    // replay's, or at the flush.
+    if (task->replay && task->replay_index != kGraphLauncher) return false;
     return config_.eager_write_back && !task->accesses.empty() && task->parent &&
            task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }

@@ -305,15 +305,19 @@ TEST_F(Cuda, WrongParametersAreErrors) {
       << message;
 }
 
-// A block no GPU allows (2048 threads): the driver refuses the launch. A site's first launch
-// is waited for, so the failure comes with the task, and the task after it was not launched
-// behind it (it is not run). A later launch of the same site fails with the task too, and the
-// data holds what the task before it left.
+// A block no GPU allows (2048 threads): the driver refuses the launch. A kernel's first launch
+// in a shape (block, shared memory) is waited for, so the failure comes with the task, and the
+// task after it was not launched behind it (it is not run). After the kernel launched in
+// another shape, the refused shape fails with its task the same way, and the data holds what
+// the task before it left. (All on the first GPU: the kernel's launches there are counted.)
 TEST_F(Cuda, RefusedLaunchFailsTheTaskAndNotItsSuccessorsData) {
   std::vector<int> x(64, 1);
   const Access all{x.data(), x.size() * sizeof(int), NANORT_INOUT};
-  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 2048, 2048));
-  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 64));
+  const auto add_once = [&](std::size_t global, std::size_t local) {
+    return submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, global, local, 0, 0);
+  };
+  ASSERT_OK(add_once(2048, 2048));
+  ASSERT_OK(add_once(64, 0));
   EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
   std::string message = nanort_last_error();
   EXPECT_NE(message.find("task 'add_once' (cuda_tasks_test.cpp:"), std::string::npos) << message;
@@ -324,13 +328,16 @@ TEST_F(Cuda, RefusedLaunchFailsTheTaskAndNotItsSuccessorsData) {
   EXPECT_NE(message.find("was not run: it depends on task 'add_once'"), std::string::npos)
       << message;
   EXPECT_EQ(x, std::vector<int>(64, 1));
-  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 64));
-  ASSERT_OK(submit(kAddOnce, AddArgs{x.data(), 10, 64}, {all}, 2048, 2048));
+  ASSERT_OK(add_once(64, 0));
+  ASSERT_OK(add_once(2048, 2048));
+  ASSERT_OK(add_once(64, 0));
   EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
   message = nanort_last_error();
   EXPECT_NE(message.find("task 'add_once' (cuda_tasks_test.cpp:"), std::string::npos) << message;
   EXPECT_NE(message.find("launching kernel 'add_once' (grid 1x1x1, block 2048x1x1"),
             std::string::npos)
+      << message;
+  EXPECT_NE(message.find("was not run: it depends on task 'add_once'"), std::string::npos)
       << message;
   EXPECT_EQ(x, std::vector<int>(64, 11));
 }

@@ -26,7 +26,8 @@
   X(cuModuleEnumerateFunctions) X(cuFuncGetName) X(cuFuncGetParamInfo) X(cuLaunchKernel)        \
   X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)   \
   X(cuLaunchHostFunc) X(cuStreamBeginCapture) X(cuStreamEndCapture)                           \
-  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy) \
+  X(cuGraphDebugDotPrint)
 
 namespace nanort::rt::cuda {
 

@@ -3,6 +3,7 @@
 #include <nanort/dc/memory_space.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
@@ -343,13 +344,16 @@ class CudaDevice final : public Accelerator {
   // it (launch() sees to it with two kernel streams).
   bool completes_in_order() const override { return true; }
   void flush_launches() override { launcher_->seal(); }
+  void quiesce() override { launcher_->stop(); }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
   std::unique_ptr<KernelHold> hold_kernels() override {
     const Driver &cu = cu_;
     make_current(cu, context_);
     auto gate = std::make_shared<HostGate>();
     auto hold = std::make_unique<HostGateHold>(gate);  // opens it however this ends
-    // (Where the launches are made: the kernels handed over before it run first.)
+    // Where the launches are made: the kernels handed over before it run first, their marks
+    // ended before the gate (their ends are seen while it holds).
+    launcher_->seal();
     launcher_->run_in_order([&] {
       for (CUstream stream : compute_) {
         auto *arg = new std::shared_ptr<HostGate>(gate);
@@ -411,14 +415,20 @@ class CudaDevice final : public Accelerator {
     const int s = choose_stream(task, staging);
     add_waits(*launcher_, s, staging.ready, launch.waits);
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
-    if (!kernel.launched || !launcher_->threaded()) {
-      // A site's first launch is waited for: what the driver refuses for the program's
-      // reasons (the block size, the shared memory) fails here, with the task, before any
-      // task after it is launched behind it. (Without a launcher thread every launch is made
-      // by now.)
+    const Kernel::Shape shape = {launch.block[0], launch.block[1], launch.block[2],
+                                 launch.shared_bytes,
+                                 launch.grid[1] > 65535 || launch.grid[2] > 65535 ? 1u : 0u};
+    if (!launcher_->threaded() ||
+        (kernel.launched.size() < kKeptShapes &&
+         std::find(kernel.launched.begin(), kernel.launched.end(), shape) == kernel.launched.end())) {
+      // A kernel's first launch in a shape is waited for: what the driver refuses for the
+      // program's reasons (the block size, the shared memory) fails here, with the task,
+      // before any task after it is launched behind it. (Without a launcher thread every
+      // launch is made by now. Past kKeptShapes shapes, a refusal fails its task when its
+      // kernel's end is seen, and tasks launched behind it run.)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw CudaError(done->launch_error(), *why);
-      kernel.launched = true;
+      kernel.launched.push_back(shape);
     }
     // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
     // and its end is then seen at once (its results may go home, its successors start)
@@ -518,20 +528,44 @@ class CudaDevice final : public Accelerator {
     const Driver &cu = cu_;  // (NANORT_CU_CHECK calls through 'cu')
     const std::vector<Task *> &tasks = task.replay->tasks();
     const std::uint64_t key = task.replay->id();
-    if (!graphs_.count(key))
-      while (graphs_.size() >= kKeptGraphs) {  // the oldest recordings' (likely ended) go
+    // What the graph's kernels are: each one's function, grid, block, shared memory and
+    // parameters' values (device addresses included).
+    std::vector<KernelLaunch> kernels(tasks.size());
+    std::vector<unsigned char> signature;
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+      KernelLaunch &kernel = kernels[k];
+      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel, true);
+      const auto add = [&](const void *bytes, std::size_t n) {
+        signature.insert(signature.end(), static_cast<const unsigned char *>(bytes),
+                         static_cast<const unsigned char *>(bytes) + n);
+      };
+      add(&kernel.function, sizeof kernel.function);
+      add(kernel.grid, sizeof kernel.grid);
+      add(kernel.block, sizeof kernel.block);
+      add(&kernel.shared_bytes, sizeof kernel.shared_bytes);
+      const std::size_t bytes = kernel.values.size();
+      add(&bytes, sizeof bytes);
+      add(kernel.values.data(), bytes);
+    }
+    if (!graphs_.count(key)) {
+      // A new recording of the same kernels on the same data (the loop of a program's next
+      // repetition, say) takes over the graph made for an earlier one: no capture, no
+      // instantiation, no upload.
+      for (auto it = graphs_.begin(); it != graphs_.end(); ++it)
+        if (it->second.exec && it->second.signature == signature) {
+          ReplayGraph same = std::move(it->second);
+          graphs_.erase(it);
+          graphs_.emplace(key, std::move(same));
+          break;
+        }
+      while (!graphs_.count(key) && graphs_.size() >= kKeptGraphs) {  // the oldest go
         launcher_->drain();  // (a launch handed over may name it)
         if (graphs_.begin()->second.exec) cu_.cuGraphExecDestroy(graphs_.begin()->second.exec);
         graphs_.erase(graphs_.begin());
       }
-    ReplayGraph &graph = graphs_[key];
-    std::vector<KernelLaunch> kernels(tasks.size());
-    std::vector<unsigned char> values;
-    for (std::size_t k = 0; k < tasks.size(); ++k) {
-      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernels[k], true);
-      values.insert(values.end(), kernels[k].values.begin(), kernels[k].values.end());
     }
-    const bool capture = !graph.exec || values != graph.values;
+    ReplayGraph &graph = graphs_[key];
+    const bool capture = !graph.exec || signature != graph.signature;
     if (capture) {
       if (!capture_) NANORT_CU_CHECK(cuStreamCreate(&capture_, CU_STREAM_NON_BLOCKING));
       NANORT_CU_CHECK(cuStreamBeginCapture(capture_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
@@ -544,6 +578,8 @@ class CudaDevice final : public Accelerator {
           throw CudaError(status, launch_failure(kernel, status));
         }
       NANORT_CU_CHECK(cuStreamEndCapture(capture_, &captured));
+      if (const char *dot = std::getenv("NANORT_CUDA_GRAPH_DOT"))
+        cu_.cuGraphDebugDotPrint(captured, dot, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE);
       CUgraphExec exec = nullptr;
       const CUresult status = cu_.cuGraphInstantiateWithFlags(&exec, captured, 0);
       cu_.cuGraphDestroy(captured);
@@ -557,7 +593,7 @@ class CudaDevice final : public Accelerator {
         cu_.cuGraphExecDestroy(graph.exec);
       }
       graph.exec = exec;
-      graph.values = std::move(values);
+      graph.signature = std::move(signature);
       ++graph.captures;
     }
     KernelLaunch &launch = launch_;
@@ -580,7 +616,7 @@ class CudaDevice final : public Accelerator {
 
   struct ReplayGraph {
     CUgraphExec exec = nullptr;
-    std::vector<unsigned char> values;  // of every kernel's parameters, as captured
+    std::vector<unsigned char> signature;  // of its kernels, as captured (launch_graph)
     int captures = 0;
   };
 
@@ -593,8 +629,12 @@ class CudaDevice final : public Accelerator {
     const char *name = nullptr;
     std::vector<std::size_t> sizes;  // of the parameters asked about so far
     bool all_known = false;          // 'sizes' holds every parameter
-    bool launched = false;           // once: its first launch was made
+    // Block, shared memory and a grid past 65535 in y or z: the launches' shapes the driver
+    // took (the first kKeptShapes).
+    using Shape = std::array<unsigned, 5>;
+    std::vector<Shape> launched;
   };
+  static constexpr std::size_t kKeptShapes = 32;
 
   // The module of one fatbin image on this GPU, loaded at the first call ('key' names it:
   // the nanort_kernel_module, or a linked object's image).

@@ -106,7 +106,7 @@ std::string launch_failure(const KernelLaunch &launch, CUresult status) {
 CUstream KernelCompletion::stream() const { return launcher_->stream(mark_->stream); }
 
 bool KernelCompletion::poll() {
-  if (mark_->done.load(std::memory_order_acquire) || failed()) return true;
+  if (mark_->done.load(std::memory_order_acquire) || failed()) return true;  // (wait(): why)
   CUevent event = mark_->event.load(std::memory_order_acquire);
   if (!event) return false;  // launched with kernels still to come in its mark: not done
   const CUresult status = launcher_->driver().cuEventQuery(event);
@@ -116,10 +116,19 @@ bool KernelCompletion::poll() {
 }
 
 void KernelCompletion::wait() {
-  if (failed() || mark_->done.load(std::memory_order_acquire)) return;  // (not_run(): why)
-  CUevent made = launcher_->event(*mark_);
-  if (!made) return;  // waited for without an event
-  const CUresult status = launcher_->driver().cuEventSynchronize(made);
+  if (failed()) {
+    // Never launched: not_run() says why. But an error that leaves the context unusable
+    // (an earlier kernel's fault, seen at this launch) stops the program, as at a wait.
+    const CUresult code = mark_->codes[index_];
+    if (CudaError(code, std::string()).sticky()) throw CudaError(code, mark_->failures[index_]);
+    return;
+  }
+  CUresult status = CUDA_SUCCESS;
+  if (!mark_->done.load(std::memory_order_acquire)) {
+    if (CUevent made = launcher_->event(*mark_))
+      status = launcher_->driver().cuEventSynchronize(made);
+  }
+  if (status == CUDA_SUCCESS) status = mark_->error.load(std::memory_order_acquire);
   if (status != CUDA_SUCCESS) {
     // The event follows the kernels of one mark: any of them may be the one that failed.
     const std::uint32_t others = mark_->kernels.load(std::memory_order_relaxed) - 1;
@@ -188,9 +197,10 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   request.index = index;
   // (A graph's many kernels are worth an event of their own.)
   request.closes = index + 1 == kKernelsPerMark || request.launch.graph;
+  const bool closes = request.closes;
   open->kernels.store(index + 1, std::memory_order_relaxed);
-  if (request.closes) open.reset();
   push_locked(std::move(request));
+  if (closes) open.reset();  // (after the push: if it threw, a seal still ends the mark)
   return completion;
 }
 
@@ -299,7 +309,18 @@ void KernelLauncher::run() {
       pending_.store(0, std::memory_order_relaxed);
     }
     for (Request &request : taken) {
-      process(request);
+      try {
+        process(request);
+      } catch (...) {  // (out of memory: the kernel is not launched, its mark still ends)
+        if (request.kind == Request::Kind::kernel) {
+          LaunchMark &mark = *request.mark;
+          mark.codes[request.index] = CUDA_ERROR_OUT_OF_MEMORY;
+          mark.failed.fetch_or(std::uint32_t{1} << request.index, std::memory_order_release);
+          if (request.closes) record(request.mark);
+        } else if (request.kind == Request::Kind::seal) {
+          record(request.mark);
+        }
+      }
       made_.fetch_add(1, std::memory_order_release);
     }
   }
@@ -370,9 +391,9 @@ void KernelLauncher::record(const std::shared_ptr<LaunchMark> &mark) {
   if (event) {
     mark->event.store(event, std::memory_order_release);
   } else {
-    // (The driver is out of resources.) Waited for here instead; a failure of one of these
-    // kernels shows in the stream's later work.
-    cu_.cuStreamSynchronize(stream);
+    // (The driver is out of resources, or the context failed.) Waited for here instead; the
+    // kernels' completions report what the wait says.
+    mark->error.store(cu_.cuStreamSynchronize(stream), std::memory_order_release);
     mark->done.store(true, std::memory_order_release);
   }
   if (previous != context_) set_current(cu_, previous);

@@ -94,6 +94,9 @@ struct LaunchMark {
   std::atomic<CUevent> event{nullptr};   // recorded after its last kernel, by the launcher
   std::atomic<std::uint32_t> kernels{0};  // in it (written under the launcher's lock)
   std::atomic<bool> done{false};  // seen complete, or waited for without an event
+  // Its event could not be recorded and waiting for the stream failed: the driver's code
+  // (set before 'done').
+  std::atomic<CUresult> error{CUDA_SUCCESS};
   // Kernels whose launch failed (bit i: the i-th of the mark), why, and the driver's code.
   std::atomic<std::uint32_t> failed{0};
   std::string failures[kKernelsPerMark];
@@ -146,7 +149,9 @@ class KernelCompletion final : public dc::Completion {
   bool poll() override;
   void wait() override;
   const std::string *not_run() const override {
-    return failed() ? &mark_->failures[index_] : nullptr;
+    if (!failed()) return nullptr;
+    static const std::string no_memory = "its launch failed: the host is out of memory";
+    return mark_->failures[index_].empty() ? &no_memory : &mark_->failures[index_];
   }
   const KernelLauncher *launcher() const { return launcher_.get(); }
   int stream_index() const { return mark_->stream; }

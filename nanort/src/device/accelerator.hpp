@@ -119,6 +119,10 @@ class Accelerator {
   // or record in groups, it does now, so that the launches made complete (CUDA: the event
   // after the last kernels).
   virtual void flush_launches() {}
+  // The runtime stops (no task will come): threads of the backend's own go, its work in flight
+  // ends, and no callback of its driver is running when this returns (the directory frees the
+  // device's buffers next).
+  virtual void quiesce() {}
 
   // Page-locks host memory for this device and the others of the same host_lock_scope()
   // (nanort_host_register); throws what the driver said. Backends that cannot do nothing.

@@ -305,6 +305,11 @@ class Context {
     clReleaseContext(context_);
   }
   cl_context handle() const { return context_; }
+  // Held while memory objects are made or released for the devices' data, and by launcher
+  // threads while they enqueue: NVIDIA's OpenCL was seen crashing (in clEnqueueNDRangeKernel,
+  // and in clReleaseMemObject) when a launcher thread enqueued kernels beside another thread's
+  // buffer and sub-buffer calls.
+  std::mutex &memory_objects() { return memory_objects_; }
 
   // Host memory page-locked for the devices of this context, where the platform locks memory
   // that a buffer is made over (CL_MEM_USE_HOST_PTR): NVIDIA's OpenCL locks the pages when the
@@ -430,6 +435,7 @@ class Context {
   const bool locks_host_;
   std::mutex host_mutex_;
   std::map<std::uintptr_t, HostLocked> host_locked_;  // by start
+  std::mutex memory_objects_;
 };
 
 namespace {
@@ -461,8 +467,10 @@ class OpenClMemory final : public dc::MemorySpace {
                                   dc::human_size(info_.max_allocation) +
                                   " (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     cl_int status = CL_SUCCESS;
+    std::unique_lock<std::mutex> objects(context_->memory_objects());
     cl_mem buffer =
         clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);
+    objects.unlock();
     if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES ||
         status == CL_OUT_OF_HOST_MEMORY)
       return {};
@@ -471,12 +479,11 @@ class OpenClMemory final : public dc::MemorySpace {
   }
 
   void free(dc::DeviceBuffer buffer) override {
-    {
-      std::lock_guard<std::mutex> guard(views_mutex_);
-      if (auto it = views_.find(as_mem(buffer)); it != views_.end()) {
-        release_views(it->second);
-        views_.erase(it);
-      }
+    std::lock_guard<std::mutex> guard(views_mutex_);  // (before memory_objects, as argument())
+    std::lock_guard<std::mutex> objects(context_->memory_objects());
+    if (auto it = views_.find(as_mem(buffer)); it != views_.end()) {
+      release_views(it->second);
+      views_.erase(it);
     }
     clReleaseMemObject(as_mem(buffer));
   }
@@ -620,6 +627,7 @@ class OpenClMemory final : public dc::MemorySpace {
     NANORT_CL_CHECK(clGetMemObjectInfo(as_mem(buffer), CL_MEM_SIZE, sizeof size, &size, nullptr));
     cl_buffer_region region{offset, size - offset};
     cl_int status = CL_SUCCESS;
+    std::lock_guard<std::mutex> objects(context_->memory_objects());
     cl_mem view = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE,
                                     CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
     NANORT_CL_CHECK_STATUS(status, "clCreateSubBuffer");
@@ -667,7 +675,8 @@ class OpenClDevice final : public Accelerator {
                bool launch_thread)
       : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
     compute_ = make_queue();
-    launcher_ = std::make_shared<KernelLauncher>(compute_, launch_thread);
+    launcher_ = std::make_shared<KernelLauncher>(compute_, launch_thread,
+                                                 &context_->memory_objects());
     to_device_ = make_queue();
     to_host_ = make_queue();
     memory_ = std::make_unique<OpenClMemory>(name_, info_, context_, to_device_, to_host_);
@@ -735,6 +744,10 @@ class OpenClDevice final : public Accelerator {
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
   void flush_launches() override { launcher_->seal(); }
+  void quiesce() override {
+    launcher_->quiesce();
+    for (cl_command_queue queue : {to_device_, to_host_}) clFinish(queue);
+  }
 
   // Host memory is locked for the whole context (Context::lock_host), where its platform can.
   const void *host_lock_scope() const override {

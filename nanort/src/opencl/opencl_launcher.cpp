@@ -82,8 +82,10 @@ cl_event KernelCompletion::event() {
 // ---------------------------------------------------------------------------------------------
 // The launcher
 
-KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread)
-    : queue_(queue), own_thread_(own_thread), kernels_per_mark_(own_thread ? kKernelsPerMark : 1) {
+KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread,
+                               std::mutex *memory_objects)
+    : queue_(queue), own_thread_(own_thread), memory_objects_(own_thread ? memory_objects : nullptr),
+      kernels_per_mark_(own_thread ? kKernelsPerMark : 1) {
   clRetainCommandQueue(queue_);
   if (own_thread_) thread_ = std::thread([this] { run(); });
 }
@@ -100,11 +102,15 @@ void KernelLauncher::stop() {
   stopped_ = true;
 }
 
-KernelLauncher::~KernelLauncher() {
+void KernelLauncher::quiesce() {
   stop();
   clFinish(queue_);
   // Callbacks come on the driver's threads, possibly after clFinish returns.
   while (callbacks_pending_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+}
+
+KernelLauncher::~KernelLauncher() {
+  quiesce();
   delete wake_.load();
   clReleaseCommandQueue(queue_);
 }
@@ -283,6 +289,8 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   KernelLaunch &launch = request.launch;
   cl_int status = CL_SUCCESS;
   const char *failed_call = "clSetKernelArg";
+  std::unique_lock<std::mutex> objects;
+  if (memory_objects_) objects = std::unique_lock<std::mutex>(*memory_objects_);
   for (const KernelLaunch::Argument &argument : launch.arguments) {
     status = clSetKernelArg(launch.kernel, argument.index, argument.size,
                             argument.at == KernelLaunch::kLocal
@@ -299,6 +307,7 @@ void KernelLauncher::enqueue_kernel(Request &request) {
                                     launch.waits.empty() ? nullptr : launch.waits.data(),
                                     request.closes ? &made : nullptr);
   }
+  if (objects) objects.unlock();
   for (cl_event wait : launch.waits) clReleaseEvent(wait);
   launch.waits.clear();
   if (status != CL_SUCCESS) {

@@ -136,7 +136,8 @@ class KernelLauncher {
  public:
   // With 'own_thread' false, every call enqueues at once on the calling thread (the device's
   // manager), and each kernel has an event of its own: no mark waits for the manager to pause.
-  KernelLauncher(cl_command_queue queue, bool own_thread);
+  // 'memory_objects': held while a launcher thread enqueues (see Context::memory_objects).
+  KernelLauncher(cl_command_queue queue, bool own_thread, std::mutex *memory_objects = nullptr);
   ~KernelLauncher();  // enqueues what it holds, then waits for the queue
   KernelLauncher(const KernelLauncher &) = delete;
   KernelLauncher &operator=(const KernelLauncher &) = delete;
@@ -156,6 +157,9 @@ class KernelLauncher {
   // The device goes: what was handed over is enqueued, the open mark sealed, the thread
   // joined; later requests are made at once on the caller's thread.
   void stop();
+  // stop(), then returns once the queue's commands ended and no callback of the driver's on
+  // them is running (it may still call back while their events complete).
+  void quiesce();
   bool threaded() const { return own_thread_; }
   // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
   // one given stays: every caller is the same manager).
@@ -195,6 +199,7 @@ class KernelLauncher {
 
   cl_command_queue queue_;
   const bool own_thread_;
+  std::mutex *memory_objects_;
   const std::uint32_t kernels_per_mark_;
   std::mutex mutex_;  // the requests, the open mark, the spare launches
   std::condition_variable wakeup_;
