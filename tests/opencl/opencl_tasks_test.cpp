@@ -502,9 +502,11 @@ TEST_P(Errors, SuccessorsOfAFailedTaskAreNotRun) {
   EXPECT_EQ(x, std::vector<int>(64, 11));
 }
 
-// A work-group no device allows: the driver refuses the enqueue. A site's first launch is
-// waited for, so the failure comes with the task, and the task after it was not launched
-// behind it (it is not run). A later launch of the same site fails with the task too.
+// A work-group no device allows: the driver refuses the enqueue. A kernel's first launch in a
+// shape (work-group size, local memory) is waited for, so the failure comes with the task,
+// and the task after it was not launched behind it (it is not run). After the kernel launched
+// in another shape, the refused one fails with its task the same way, its successor is not
+// run, and the data holds what the task before it left.
 TEST_P(Errors, RefusedEnqueueFailsTheTaskAndNotItsSuccessorsData) {
   constexpr std::size_t n = std::size_t{1} << 24;  // more work-items in one group than any device
   auto &x = array(64, 1);
@@ -524,11 +526,13 @@ TEST_P(Errors, RefusedEnqueueFailsTheTaskAndNotItsSuccessorsData) {
   // data the task would have written is what the task before it left.
   ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
   ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({n}, {n}).submit());
+  ASSERT_OK(Task(kAddOnce, AddArgs{x.data(), 10, 64}).inout(x.data(), 64).ndrange({64}).submit());
   EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
   message = nanort_last_error();
   EXPECT_TRUE(contains(message, "task 'add_int_once' (" + kAddOnce.where() + ") failed on"))
       << message;
   EXPECT_TRUE(contains(message, "clEnqueueNDRangeKernel returned CL_INVALID_WORK_")) << message;
+  EXPECT_TRUE(contains(message, "was not run: it depends on task 'add_int_once'")) << message;
   EXPECT_EQ(x, std::vector<int>(64, 11));
 }
 

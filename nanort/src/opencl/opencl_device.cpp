@@ -3,6 +3,7 @@
 #include <nanort/dc/human_size.hpp>
 
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <atomic>
 #include <cctype>
@@ -730,14 +731,24 @@ class OpenClDevice final : public Accelerator {
     for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
                                                                memory_->context());
-    if (!entry.launched || !launcher_->threaded()) {
-      // A site's first launch is waited for: what the driver refuses for the program's
-      // reasons (the work-group size, the local memory, an argument's size) fails here, with
-      // the task, before any task after it is launched behind it. (Without a launcher thread
-      // every launch is made by now.)
+    // The launch's shape: what the driver may refuse in one launch and take in another (the
+    // work-group size, the local memory).
+    KernelEntry::Shape shape = {launch.has_local ? launch.local[0] : 0,
+                                launch.has_local ? launch.local[1] : 0,
+                                launch.has_local ? launch.local[2] : 0, 0};
+    for (const KernelLaunch::Argument &argument : launch.arguments)
+      if (argument.at == KernelLaunch::kLocal) shape[3] += argument.size;
+    if (!launcher_->threaded() ||
+        (entry.launched.size() < kKeptShapes &&
+         std::find(entry.launched.begin(), entry.launched.end(), shape) == entry.launched.end())) {
+      // A kernel's first launch in a shape is waited for: what the driver refuses for the
+      // program's reasons (the work-group size, the local memory, an argument's size) fails
+      // here, with the task, before any task after it is launched behind it. (Without a
+      // launcher thread every launch is made by now. Past kKeptShapes shapes, a refusal fails
+      // its task when its mark's end is seen, and tasks launched behind it run.)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
-      entry.launched = true;
+      entry.launched.push_back(shape);
     }
     return done;
   }
@@ -784,8 +795,12 @@ class OpenClDevice final : public Accelerator {
     cl_kernel kernel = nullptr;
     cl_uint arguments = 0;
     const char *name = nullptr;
-    bool launched = false;  // once: the site's first launch was enqueued
+    // Work-group size (0s: the driver's choice) and local memory bytes: the launches'
+    // shapes the driver took (the first kKeptShapes).
+    using Shape = std::array<std::size_t, 4>;
+    std::vector<Shape> launched;
   };
+  static constexpr std::size_t kKeptShapes = 32;
 
   // The kernel of a task site, found by the addresses of its module and name (both static)
   // after the first launch, so that a launch compares no strings and takes no lock.
