@@ -397,10 +397,10 @@ void DependencyDomain::try_early(Task *task, ReadyList &ready) {
       task->pending.load(std::memory_order_relaxed) != task->pending_launched)
     return;
   task->early_released = true;
-  // Launched behind kernels of other devices, it may end before their managers see them end
-  // and release it: it stays alive until its last predecessor did (release()). (Behind its
-  // own device's kernels it cannot: one manager sees them end in launch order.)
-  if (task->early_device == kEarlyAnyDevice) task->add_ref();
+  // It may end before its predecessors are released: launched behind kernels of other
+  // devices, whose managers see them end later; or failing at its launch (a launch the driver
+  // refuses), at once. It stays alive until its last predecessor released it (release()).
+  task->add_ref();
   ready.push_back(task);
 }
 
@@ -520,7 +520,7 @@ void DependencyDomain::release_locked(Task *task, SmallVector<Task *, 2> &succes
     if (successor->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (!successor->early_released)
         make_ready(successor, ready);
-      else if (successor->early_device == kEarlyAnyDevice)
+      else
         successor->drop_ref();  // try_early's reference: no predecessor refers to it now
     } else if (!plain) {
       // (Only the lock's holders count a successor that is not plain down. A plain one may
