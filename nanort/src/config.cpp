@@ -85,7 +85,7 @@ const std::vector<EnvVar> &environment_table() {
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
-      {"NANORT_TASKITER_GRAPH", "cuda",
+      {"NANORT_TASKITER_GRAPH", "cuda (all: OpenCL command buffers too)",
        "a taskiter whose recorded tasks all ran on one CUDA GPU replays as one CUDA Graph "
        "launch per iteration (its kernels captured once, at the first replay): cuda, or off "
        "(each replayed task launched by itself)"},
@@ -394,10 +394,13 @@ Config read_config(std::vector<std::string> &warnings) {
       throw ConfigError(std::string("NANORT_EARLY_LAUNCH='") + v + "' is not one of across, device");
   }
   if (const char *v = std::getenv("NANORT_TASKITER_GRAPH"); v && *v) {
-    if (!std::strcmp(v, "cuda") || !std::strcmp(v, "off"))
-      config.taskiter_graphs = !std::strcmp(v, "cuda");
-    else
-      throw ConfigError(std::string("NANORT_TASKITER_GRAPH='") + v + "' is not one of cuda, off");
+    if (!std::strcmp(v, "cuda") || !std::strcmp(v, "all") || !std::strcmp(v, "off")) {
+      config.taskiter_graphs = std::strcmp(v, "off") != 0;
+      config.taskiter_opencl_graphs = !std::strcmp(v, "all");
+    } else {
+      throw ConfigError(std::string("NANORT_TASKITER_GRAPH='") + v +
+                        "' is not one of cuda, all, off");
+    }
   }
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {
     if (!std::strcmp(v, "eager") || !std::strcmp(v, "taskwait"))

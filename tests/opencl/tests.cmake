@@ -120,6 +120,25 @@ nanort_opencl_gtest(opencl_tasks NO_TARGET PREFIX opencl_tasks_launch_thread
   ENV NANORT_OPENCL_LAUNCH=thread)
 nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_launch_thread
   ENV NANORT_OPENCL_LAUNCH=thread)
+# ... and with a recorded iteration whose tasks all ran on one device that has
+# cl_khr_command_buffer replayed as a command buffer (NANORT_TASKITER_GRAPH=all): the same
+# results, with the manager's and a launcher thread's enqueues.
+nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_command_buffers
+  ENV NANORT_TASKITER_GRAPH=all)
+nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_command_buffers_thread
+  ENV NANORT_TASKITER_GRAPH=all NANORT_OPENCL_LAUNCH=thread)
+# PoCL has the extension: there the chain's replays are one launch of a command buffer, a
+# task labelled 'taskiter graph' in the statistics.
+nanort_add_checked_test(NAME opencl_taskiter.ChainReplaysAsACommandBufferOnPocl
+  EXPECT "taskiter graph +1 "
+  COMMAND opencl_taskiter --gtest_filter=*ChainsOfDeviceTasksKeepTheirOrder*)
+set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTIES
+  LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT}
+  ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};NANORT_OPENCL_DEVICES=platform:portable;NANORT_TASKITER_GRAPH=all;NANORT_STATS=1")
+if(NANORT_TEST_ENV_MODIFICATION)
+  set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTIES
+                       ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
+endif()
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_launch_thread
   ENV NANORT_OPENCL_DEVICES=all "POCL_DEVICES=pthread pthread" NANORT_OPENCL_CONTEXTS=platform
       NANORT_OPENCL_LAUNCH=thread)

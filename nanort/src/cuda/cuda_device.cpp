@@ -345,6 +345,7 @@ class CudaDevice final : public Accelerator {
   bool completes_in_order() const override { return true; }
   void flush_launches() override { launcher_->seal(); }
   void quiesce() override { launcher_->stop(); }
+  bool replays_as_graph() const override { return true; }
   std::string pci_bus_id() const override { return info_.pci_bus_id; }
   std::unique_ptr<KernelHold> hold_kernels() override {
     const Driver &cu = cu_;

@@ -123,6 +123,9 @@ class Accelerator {
   // ends, and no callback of its driver is running when this returns (the directory frees the
   // device's buffers next).
   virtual void quiesce() {}
+  // Its launch() takes a taskiter's graph launcher (TaskIter::is_graph_launcher): the replays
+  // of a recording whose tasks all ran here, as one graph (CUDA) or command buffer (OpenCL).
+  virtual bool replays_as_graph() const { return false; }
 
   // Page-locks host memory for this device and the others of the same host_lock_scope()
   // (nanort_host_register); throws what the driver said. Backends that cannot do nothing.

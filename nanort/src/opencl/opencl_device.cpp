@@ -17,6 +17,7 @@
 
 #include "../device/host_lock_cache.hpp"
 #include "../task.hpp"
+#include "../taskiter.hpp"
 #include "opencl_launcher.hpp"
 #include "opencl_program_cache.hpp"
 
@@ -676,6 +677,7 @@ class OpenClDevice final : public Accelerator {
                bool launch_thread)
       : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
     compute_ = make_queue();
+    command_buffers_ = CommandBufferApi::load(info_.platform, info_.id);
     launcher_ = std::make_shared<KernelLauncher>(compute_, launch_thread,
                                                  &context_->memory_objects());
     to_device_ = make_queue();
@@ -687,6 +689,10 @@ class OpenClDevice final : public Accelerator {
     // for (a marker, a callback) on their threads.
     launcher_->stop();
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
+    for (auto &[key, recorded] : recorded_) {
+      if (recorded.buffer) command_buffers_.release(recorded.buffer);
+      for (cl_kernel kernel : recorded.kernels) clReleaseKernel(kernel);
+    }
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clReleaseCommandQueue(queue);
@@ -704,40 +710,21 @@ class OpenClDevice final : public Accelerator {
   dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
                            const std::vector<dc::DataAccess> &data,
                            const dc::Directory::Staging &staging) override {
-    if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
-      throw std::runtime_error("the OpenCL implementation names no kernel or no module");
-    const char *const kernel_name = impl.kernel_name;
-    KernelEntry &entry = find_kernel(*impl.module, kernel_name);
+    if (TaskIter::is_graph_launcher(task)) return launch_command_buffer(task, data, staging);
     KernelLaunch &launch = launch_;  // (reused: its vectors keep their memory)
     launch.clear();
-    launch.kernel = entry.kernel;
-    launch.kernel_name = kernel_name;
-    set_arguments(entry, task, impl, data, staging, launch);
-    if (task.ndrange_dims == 0)
-      throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
-    launch.dims = static_cast<cl_uint>(task.ndrange_dims);
-    launch.has_local = true;
-    for (int d = 0; d < task.ndrange_dims; ++d) {
-      launch.local[d] = task.ndrange_local[d];
-      launch.has_local = launch.has_local && launch.local[d] > 0;
-    }
-    for (int d = 0; d < task.ndrange_dims; ++d) {
-      std::size_t &global = launch.global[d];
-      global = task.ndrange_global[d];
-      if (launch.has_local)
-        global = (global + launch.local[d] - 1) / launch.local[d] * launch.local[d];  // as OmpSs
-    }
+    KernelEntry &entry = prepare(task, impl, data, staging, launch);
     launch.waits = wait_list(staging.ready, memory_->context(), launcher_.get());
     for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
-    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
-                                                               memory_->context());
     // The launch's shape: what the driver may refuse in one launch and take in another (the
-    // work-group size, the local memory).
+    // work-group size, the local memory). (Before the launch is handed over: that takes it.)
     KernelEntry::Shape shape = {launch.has_local ? launch.local[0] : 0,
                                 launch.has_local ? launch.local[1] : 0,
                                 launch.has_local ? launch.local[2] : 0, 0};
     for (const KernelLaunch::Argument &argument : launch.arguments)
       if (argument.at == KernelLaunch::kLocal) shape[3] += argument.size;
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
+                                                               memory_->context());
     if (!launcher_->threaded() ||
         (entry.launched.size() < kKeptShapes &&
          std::find(entry.launched.begin(), entry.launched.end(), shape) == entry.launched.end())) {
@@ -752,6 +739,8 @@ class OpenClDevice final : public Accelerator {
     }
     return done;
   }
+
+  bool replays_as_graph() const override { return command_buffers_.usable(); }
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
   void flush_launches() override { launcher_->seal(); }
@@ -784,6 +773,174 @@ class OpenClDevice final : public Accelerator {
   }
 
  private:
+  struct KernelEntry;
+  // A taskiter's replays recorded as a command buffer.
+  struct Recorded {
+    cl_command_buffer_khr buffer = nullptr;
+    std::vector<cl_kernel> kernels;        // its commands' own kernel objects
+    std::vector<unsigned char> signature;  // of its kernels, as recorded
+  };
+  // Fills 'launch' for the task's kernel (all but its waits) and returns the kernel's entry.
+  KernelEntry &prepare(const Task &task, const nanort_task_impl &impl,
+                       const std::vector<dc::DataAccess> &data,
+                       const dc::Directory::Staging &staging, KernelLaunch &launch) {
+    if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
+      throw std::runtime_error("the OpenCL implementation names no kernel or no module");
+    const char *const kernel_name = impl.kernel_name;
+    KernelEntry &entry = find_kernel(*impl.module, kernel_name);
+    launch.kernel = entry.kernel;
+    launch.kernel_name = kernel_name;
+    set_arguments(entry, task, impl, data, staging, launch);
+    if (task.ndrange_dims == 0)
+      throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
+    launch.dims = static_cast<cl_uint>(task.ndrange_dims);
+    launch.has_local = true;
+    for (int d = 0; d < task.ndrange_dims; ++d) {
+      launch.local[d] = task.ndrange_local[d];
+      launch.has_local = launch.has_local && launch.local[d] > 0;
+    }
+    for (int d = 0; d < 3; ++d) launch.global[d] = 1;
+    for (int d = 0; d < task.ndrange_dims; ++d) {
+      std::size_t &global = launch.global[d];
+      global = task.ndrange_global[d];
+      if (launch.has_local)
+        global = (global + launch.local[d] - 1) / launch.local[d] * launch.local[d];  // as OmpSs
+    }
+    return entry;
+  }
+
+  // A taskiter's replays as one command buffer ('task' launches them: task.replay's tasks,
+  // their data among 'data'): the replayed kernels recorded in order, each after the one
+  // before, finalized once and enqueued once per replay; recorded again when their arguments
+  // change (a buffer moved). A later recording of the same kernels and arguments takes over
+  // the command buffer of an earlier one.
+  dc::CompletionPtr launch_command_buffer(const Task &task, const std::vector<dc::DataAccess> &data,
+                                          const dc::Directory::Staging &staging) {
+    const std::vector<Task *> &tasks = task.replay->tasks();
+    const std::uint64_t key = task.replay->id();
+    std::vector<KernelLaunch> kernels(tasks.size());
+    std::vector<unsigned char> signature;
+    const auto add = [&](const void *bytes, std::size_t n) {
+      signature.insert(signature.end(), static_cast<const unsigned char *>(bytes),
+                       static_cast<const unsigned char *>(bytes) + n);
+    };
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+      KernelLaunch &kernel = kernels[k];
+      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel);
+      add(&kernel.kernel, sizeof kernel.kernel);
+      add(&kernel.dims, sizeof kernel.dims);
+      add(kernel.global, sizeof kernel.global);
+      add(kernel.local, sizeof kernel.local);
+      add(&kernel.has_local, sizeof kernel.has_local);
+      for (const KernelLaunch::Argument &argument : kernel.arguments) {
+        add(&argument.index, sizeof argument.index);
+        add(&argument.size, sizeof argument.size);
+        if (argument.at != KernelLaunch::kLocal)
+          add(kernel.values.data() + argument.at, argument.size);
+      }
+    }
+    if (!recorded_.count(key)) {
+      for (auto it = recorded_.begin(); it != recorded_.end(); ++it)
+        if (it->second.buffer && it->second.signature == signature) {
+          Recorded same = std::move(it->second);
+          recorded_.erase(it);
+          recorded_.emplace(key, std::move(same));
+          break;
+        }
+      while (!recorded_.count(key) && recorded_.size() >= kKeptCommandBuffers) {
+        release_command_buffer(recorded_.begin()->second);
+        recorded_.erase(recorded_.begin());
+      }
+    }
+    Recorded &recorded = recorded_[key];
+    const bool record = !recorded.buffer || recorded.signature != signature;
+    if (record) {
+      Recorded made = record_command_buffer(kernels);
+      release_command_buffer(recorded);
+      recorded = std::move(made);
+      recorded.signature = std::move(signature);
+    }
+    KernelLaunch &launch = launch_;
+    launch.clear();
+    launch.kernel_name = tasks.front()->impl->kernel_name;
+    launch.command_buffer = recorded.buffer;
+    launch.command_buffers = &command_buffers_;
+    launch.launches = 1;  // the replays it stands for (Runtime::replay)
+    if (task.args_size == sizeof launch.launches)
+      std::memcpy(&launch.launches, task.args, sizeof launch.launches);
+    launch.waits = wait_list(staging.ready, memory_->context(), launcher_.get());
+    for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
+                                                               memory_->context());
+    if (record || !launcher_->threaded()) {  // (a new command buffer's first launch)
+      launcher_->drain();
+      if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
+    }
+    return done;
+  }
+
+  // Each command gets a kernel object of its own, its arguments set once: an implementation
+  // that reads a kernel's arguments when the buffer runs rather than when the command is
+  // recorded (PoCL 3.1 does) then still runs each command with its own.
+  Recorded record_command_buffer(const std::vector<KernelLaunch> &kernels) {
+    const CommandBufferApi &api = command_buffers_;
+    const cl_command_buffer_properties_khr properties[] = {
+        CL_COMMAND_BUFFER_FLAGS_KHR,
+        api.simultaneous_use ? cl_command_buffer_properties_khr{CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR}
+                             : cl_command_buffer_properties_khr{0},
+        0};
+    cl_int status = CL_SUCCESS;
+    Recorded made;
+    made.buffer = api.create(1, &compute_, properties, &status);
+    const auto fail = [&](const char *call) {
+      release_command_buffer(made);
+      throw OpenClError(status, "recording the command buffer of a taskiter's " +
+                                    std::to_string(kernels.size()) + " kernels failed: " + call +
+                                    " returned " + error_name(status));
+    };
+    if (status != CL_SUCCESS) {
+      made.buffer = nullptr;
+      fail("clCreateCommandBufferKHR");
+    }
+    cl_sync_point_khr before = 0;
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const KernelLaunch &kernel = kernels[k];
+      cl_program program = nullptr;
+      status = clGetKernelInfo(kernel.kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr);
+      if (status != CL_SUCCESS) fail("clGetKernelInfo");
+      cl_kernel own = clCreateKernel(program, kernel.kernel_name, &status);
+      if (status != CL_SUCCESS) fail("clCreateKernel");
+      made.kernels.push_back(own);
+      for (const KernelLaunch::Argument &argument : kernel.arguments) {
+        status = clSetKernelArg(own, argument.index, argument.size,
+                                argument.at == KernelLaunch::kLocal
+                                    ? nullptr
+                                    : static_cast<const void *>(kernel.values.data() + argument.at));
+        if (status != CL_SUCCESS) fail("clSetKernelArg");
+      }
+      cl_sync_point_khr point = 0;
+      status = api.ndrange(made.buffer, nullptr, nullptr, own, kernel.dims, nullptr,
+                           kernel.global, kernel.has_local ? kernel.local : nullptr, k ? 1 : 0,
+                           k ? &before : nullptr, &point, nullptr);
+      if (status != CL_SUCCESS) fail("clCommandNDRangeKernelKHR");
+      before = point;
+    }
+    status = api.finalize(made.buffer);
+    if (status != CL_SUCCESS) fail("clFinalizeCommandBufferKHR");
+    return made;
+  }
+
+  // (Once nothing handed over names it, and its enqueues have ended.)
+  void release_command_buffer(Recorded &recorded) {
+    if (!recorded.buffer && recorded.kernels.empty()) return;
+    launcher_->drain();
+    clFinish(compute_);
+    if (recorded.buffer) command_buffers_.release(recorded.buffer);
+    for (cl_kernel kernel : recorded.kernels) clReleaseKernel(kernel);
+    recorded.buffer = nullptr;
+    recorded.kernels.clear();
+  }
+
   cl_command_queue make_queue() {
     cl_int status = CL_SUCCESS;
     cl_command_queue queue = clCreateCommandQueue(context_->handle(), info_.id, 0, &status);
@@ -884,6 +1041,11 @@ class OpenClDevice final : public Accelerator {
   cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
   // Enqueues on compute_; shared with the kernels' completions.
   std::shared_ptr<KernelLauncher> launcher_;
+  // Taskiter replays as command buffers (where the device has cl_khr_command_buffer), by
+  // recording (manager thread only), oldest first.
+  CommandBufferApi command_buffers_;
+  std::map<std::uint64_t, Recorded> recorded_;
+  static constexpr std::size_t kKeptCommandBuffers = 16;
   std::unique_ptr<OpenClMemory> memory_;
   // Manager thread only.
   KernelLaunch launch_;

@@ -135,7 +135,7 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
   request.mark = open_;
   request.index = index;
-  request.closes = index + 1 == kernels_per_mark_;
+  request.closes = index + 1 == kernels_per_mark_ || request.launch.command_buffer;
   open_->kernels.store(index + 1, std::memory_order_relaxed);
   if (request.closes) open_.reset();
   push_locked(std::move(request));
@@ -299,7 +299,10 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     if (status != CL_SUCCESS) break;
   }
   cl_event made = nullptr;
-  if (status == CL_SUCCESS) {
+  if (status == CL_SUCCESS && launch.command_buffer) {
+    failed_call = "clEnqueueCommandBufferKHR";
+    status = enqueue_command_buffer(launch, made);
+  } else if (status == CL_SUCCESS) {
     failed_call = "clEnqueueNDRangeKernel";
     status = clEnqueueNDRangeKernel(queue_, launch.kernel, launch.dims, nullptr, launch.global,
                                     launch.has_local ? launch.local : nullptr,
@@ -320,6 +323,32 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     return;
   }
   if (request.closes) close(request.mark, made);
+}
+
+cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &last) {
+  const CommandBufferApi &api = *launch.command_buffers;
+  cl_int status = CL_SUCCESS;
+  for (std::uint64_t k = 0; k < launch.launches && status == CL_SUCCESS; ++k) {
+    // (The queue is in order: the first waits for the launch's events, the rest follow it.)
+    const bool first = k == 0;
+    const cl_uint waits = first ? static_cast<cl_uint>(launch.waits.size()) : 0;
+    const cl_event *wait_list = waits ? launch.waits.data() : nullptr;
+    cl_event made = nullptr;
+    status = api.enqueue(0, nullptr, launch.command_buffer, waits, wait_list, &made);
+    if (status == CL_INVALID_OPERATION && last) {
+      // Still pending from the enqueue before (no simultaneous use): once that one ends.
+      clWaitForEvents(1, &last);
+      status = api.enqueue(0, nullptr, launch.command_buffer, waits, wait_list, &made);
+    }
+    if (status != CL_SUCCESS) break;
+    if (last) clReleaseEvent(last);
+    last = made;
+  }
+  if (status != CL_SUCCESS && last) {  // (the mark ends with a marker instead)
+    clReleaseEvent(last);
+    last = nullptr;
+  }
+  return status;
 }
 
 void KernelLauncher::close_with_marker(const std::shared_ptr<LaunchMark> &mark) {

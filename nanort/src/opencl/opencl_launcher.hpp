@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "opencl_api.hpp"
+#include "opencl_command_buffer.hpp"
 
 namespace nanort::rt::opencl {
 
@@ -88,11 +89,18 @@ struct KernelLaunch {
   std::vector<Argument> arguments;
   std::vector<unsigned char> values;
   std::vector<cl_event> waits;  // retained: released once enqueued
+  // Instead of the kernel: a taskiter's replays, this command buffer enqueued 'launches' times
+  // (its own mark).
+  cl_command_buffer_khr command_buffer = nullptr;
+  std::uint64_t launches = 0;
+  const CommandBufferApi *command_buffers = nullptr;
 
   void clear() {
     arguments.clear();
     values.clear();
     waits.clear();
+    command_buffer = nullptr;
+    launches = 0;
   }
   void add_value(cl_uint index, const void *value, std::size_t size);
   void add_local(cl_uint index, std::size_t size) { arguments.push_back({index, size, kLocal}); }
@@ -181,6 +189,8 @@ class KernelLauncher {
 
   void run();
   void enqueue_kernel(Request &request);
+  // The launch's command buffer, enqueued its number of times; 'last' gets the last one's event.
+  cl_int enqueue_command_buffer(KernelLaunch &launch, cl_event &last);
   // The mark ends with 'event' (its last kernel's, or a marker after it).
   void close(const std::shared_ptr<LaunchMark> &mark, cl_event event);
   void close_with_marker(const std::shared_ptr<LaunchMark> &mark);

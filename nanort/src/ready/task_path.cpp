@@ -654,7 +654,7 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
     launcher->label = "taskiter graph";
     for (const Access &access : iter->graph_accesses) launcher->accesses.push_back(access);
     launcher->copy_deps = true;
-    launcher->wanted_kind = NANORT_DEVICE_CUDA;
+    launcher->wanted_kind = accelerators_[static_cast<std::size_t>(iter->graph_device)]->kind();
     launcher->wanted_index = iter->graph_index;
     launcher->replay = iter;  // (and not replayed: the graph's launches, CudaDevice::launch)
     launcher->replay_index = kGraphLauncher;
@@ -670,13 +670,16 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
 bool Runtime::try_graph_replays(TaskIter *iter) {
   if (!config_.taskiter_graphs || iter->graph_device == -2) return false;
   const int device = iter->one_device();
-  if (device < 0 || accelerators_[static_cast<std::size_t>(device)]->kind() != NANORT_DEVICE_CUDA) {
+  const Accelerator *where = device >= 0 ? accelerators_[static_cast<std::size_t>(device)].get()
+                                         : nullptr;
+  if (!where || !where->replays_as_graph() ||
+      (where->kind() == NANORT_DEVICE_OPENCL && !config_.taskiter_opencl_graphs)) {
     iter->graph_device = -2;  // never
     return false;
   }
   int index = 0;
   for (int d = 0; d < device; ++d)
-    index += accelerators_[static_cast<std::size_t>(d)]->kind() == NANORT_DEVICE_CUDA;
+    index += accelerators_[static_cast<std::size_t>(d)]->kind() == where->kind();
   iter->graph_index = index;
   iter->graph_accesses = iter->merged_accesses();
   iter->graph_device = device;
