@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "../device/host_lock_cache.hpp"
+#include "../device/replay_cache.hpp"
 #include "../small_vector.hpp"
 #include "../spin_lock.hpp"
 #include "../task.hpp"
@@ -322,8 +323,9 @@ class CudaDevice final : public Accelerator {
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
-    for (auto &[recording, graph] : graphs_)
+    graphs_.clear([&](ReplayGraph &graph) {
       if (graph.exec) cu_.cuGraphExecDestroy(graph.exec);
+    });
     for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamDestroy(stream);
     if (capture_) cu_.cuStreamDestroy(capture_);
@@ -532,13 +534,12 @@ class CudaDevice final : public Accelerator {
     // What the graph's kernels are: each one's function, grid, block, shared memory and
     // parameters' values (device addresses included).
     std::vector<KernelLaunch> kernels(tasks.size());
-    std::vector<unsigned char> signature;
+    ReplaySignature signature;
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       KernelLaunch &kernel = kernels[k];
       prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel, true);
       const auto add = [&](const void *bytes, std::size_t n) {
-        signature.insert(signature.end(), static_cast<const unsigned char *>(bytes),
-                         static_cast<const unsigned char *>(bytes) + n);
+        append_signature(signature, bytes, n);
       };
       add(&kernel.function, sizeof kernel.function);
       add(kernel.grid, sizeof kernel.grid);
@@ -548,24 +549,12 @@ class CudaDevice final : public Accelerator {
       add(&bytes, sizeof bytes);
       add(kernel.values.data(), bytes);
     }
-    if (!graphs_.count(key)) {
-      // A new recording of the same kernels on the same data (the loop of a program's next
-      // repetition, say) takes over the graph made for an earlier one: no capture, no
-      // instantiation, no upload.
-      for (auto it = graphs_.begin(); it != graphs_.end(); ++it)
-        if (it->second.exec && it->second.signature == signature) {
-          ReplayGraph same = std::move(it->second);
-          graphs_.erase(it);
-          graphs_.emplace(key, std::move(same));
-          break;
-        }
-      while (!graphs_.count(key) && graphs_.size() >= kKeptGraphs) {  // the oldest go
-        launcher_->drain();  // (a launch handed over may name it)
-        if (graphs_.begin()->second.exec) cu_.cuGraphExecDestroy(graphs_.begin()->second.exec);
-        graphs_.erase(graphs_.begin());
-      }
-    }
-    ReplayGraph &graph = graphs_[key];
+    // (A new recording of the same kernels on the same data takes over the graph made for an
+    // earlier one: no capture, no instantiation, no upload.)
+    ReplayGraph &graph = graphs_.entry(key, signature, [&](ReplayGraph &oldest) {
+      launcher_->drain();  // (a launch handed over may name it)
+      if (oldest.exec) cu_.cuGraphExecDestroy(oldest.exec);
+    });
     const bool capture = !graph.exec || signature != graph.signature;
     if (capture) {
       if (!capture_) NANORT_CU_CHECK(cuStreamCreate(&capture_, CU_STREAM_NON_BLOCKING));
@@ -617,8 +606,9 @@ class CudaDevice final : public Accelerator {
 
   struct ReplayGraph {
     CUgraphExec exec = nullptr;
-    std::vector<unsigned char> signature;  // of its kernels, as captured (launch_graph)
+    ReplaySignature signature;  // of its kernels, as captured (launch_graph)
     int captures = 0;
+    bool made() const { return exec != nullptr; }
   };
 
   struct Loaded {
@@ -767,8 +757,7 @@ class CudaDevice final : public Accelerator {
   Kernel *last_kernel_ = nullptr;  // in kernels_ (map nodes stay put)
   // Taskiter replays as CUDA Graphs, by recording (manager thread only), and the stream
   // their kernels are captured on.
-  std::map<std::uint64_t, ReplayGraph> graphs_;  // by TaskIter::id, oldest first
-  static constexpr std::size_t kKeptGraphs = 16;
+  ReplayCache<ReplayGraph> graphs_{16};
   CUstream capture_ = nullptr;
 };
 

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "../device/host_lock_cache.hpp"
+#include "../device/replay_cache.hpp"
 #include "../task.hpp"
 #include "../taskiter.hpp"
 #include "opencl_launcher.hpp"
@@ -689,10 +690,10 @@ class OpenClDevice final : public Accelerator {
     // for (a marker, a callback) on their threads.
     launcher_->stop();
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
-    for (auto &[key, recorded] : recorded_) {
+    recorded_.clear([&](Recorded &recorded) {
       if (recorded.buffer) command_buffers_.release(recorded.buffer);
       for (cl_kernel kernel : recorded.kernels) clReleaseKernel(kernel);
-    }
+    });
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clReleaseCommandQueue(queue);
@@ -777,8 +778,9 @@ class OpenClDevice final : public Accelerator {
   // A taskiter's replays recorded as a command buffer.
   struct Recorded {
     cl_command_buffer_khr buffer = nullptr;
-    std::vector<cl_kernel> kernels;        // its commands' own kernel objects
-    std::vector<unsigned char> signature;  // of its kernels, as recorded
+    std::vector<cl_kernel> kernels;  // its commands' own kernel objects
+    ReplaySignature signature;       // of its kernels, as recorded
+    bool made() const { return buffer != nullptr; }
   };
   // Fills 'launch' for the task's kernel (all but its waits) and returns the kernel's entry.
   KernelEntry &prepare(const Task &task, const nanort_task_impl &impl,
@@ -819,10 +821,9 @@ class OpenClDevice final : public Accelerator {
     const std::vector<Task *> &tasks = task.replay->tasks();
     const std::uint64_t key = task.replay->id();
     std::vector<KernelLaunch> kernels(tasks.size());
-    std::vector<unsigned char> signature;
+    ReplaySignature signature;
     const auto add = [&](const void *bytes, std::size_t n) {
-      signature.insert(signature.end(), static_cast<const unsigned char *>(bytes),
-                       static_cast<const unsigned char *>(bytes) + n);
+      append_signature(signature, bytes, n);
     };
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       KernelLaunch &kernel = kernels[k];
@@ -839,20 +840,8 @@ class OpenClDevice final : public Accelerator {
           add(kernel.values.data() + argument.at, argument.size);
       }
     }
-    if (!recorded_.count(key)) {
-      for (auto it = recorded_.begin(); it != recorded_.end(); ++it)
-        if (it->second.buffer && it->second.signature == signature) {
-          Recorded same = std::move(it->second);
-          recorded_.erase(it);
-          recorded_.emplace(key, std::move(same));
-          break;
-        }
-      while (!recorded_.count(key) && recorded_.size() >= kKeptCommandBuffers) {
-        release_command_buffer(recorded_.begin()->second);
-        recorded_.erase(recorded_.begin());
-      }
-    }
-    Recorded &recorded = recorded_[key];
+    Recorded &recorded = recorded_.entry(
+        key, signature, [&](Recorded &oldest) { release_command_buffer(oldest); });
     const bool record = !recorded.buffer || recorded.signature != signature;
     if (record) {
       Recorded made = record_command_buffer(kernels);
@@ -1044,8 +1033,7 @@ class OpenClDevice final : public Accelerator {
   // Taskiter replays as command buffers (where the device has cl_khr_command_buffer), by
   // recording (manager thread only), oldest first.
   CommandBufferApi command_buffers_;
-  std::map<std::uint64_t, Recorded> recorded_;
-  static constexpr std::size_t kKeptCommandBuffers = 16;
+  ReplayCache<Recorded> recorded_{16};
   std::unique_ptr<OpenClMemory> memory_;
   // Manager thread only.
   KernelLaunch launch_;
