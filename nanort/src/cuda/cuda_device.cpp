@@ -417,10 +417,11 @@ class CudaDevice final : public Accelerator {
     // lie on one (stream order, no event to record), else on the next in turn.
     const int s = choose_stream(task, staging);
     add_waits(*launcher_, s, staging.ready, launch.waits);
-    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
+    // (Before the launch is handed over: that takes its contents.)
     const Kernel::Shape shape = {launch.block[0], launch.block[1], launch.block[2],
                                  launch.shared_bytes,
                                  launch.grid[1] > 65535 || launch.grid[2] > 65535 ? 1u : 0u};
+    std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
     if (!launcher_->threaded() ||
         (kernel.launched.size() < kKeptShapes &&
          std::find(kernel.launched.begin(), kernel.launched.end(), shape) == kernel.launched.end())) {

@@ -64,6 +64,7 @@ void EventCompletion::wait() {
 
 void KernelLaunch::clear() {
   function = nullptr;
+  for (int d = 0; d < 3; ++d) grid[d] = block[d] = 1;
   graph = nullptr;
   graph_launches = graph_kernels = 0;
   shared_bytes = 0;

@@ -29,6 +29,13 @@ CommandBufferApi CommandBufferApi::load(cl_platform_id platform, cl_device_id de
   if (clGetDeviceInfo(device, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, sizeof capabilities,
                       &capabilities, nullptr) != CL_SUCCESS)
     return api;
+  // The runtime's queues have no properties (in order, no profiling): a device that needs
+  // some for its command buffers is not used for them.
+  cl_command_queue_properties required = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR,
+                      sizeof required, &required, nullptr) != CL_SUCCESS ||
+      required != 0)
+    return api;
   const auto entry = [&](const char *function) {
     return clGetExtensionFunctionAddressForPlatform(platform, function);
   };

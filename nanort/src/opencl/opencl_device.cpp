@@ -334,14 +334,16 @@ class Context {
     if (found == Holding::added) return;  // another device of this context
     if (found == Holding::overlaps) throw_overlap(bytes);
     cl_int status = CL_SUCCESS;
+    std::unique_lock<std::mutex> objects(memory_objects_);  // (launcher threads wait meanwhile)
     cl_mem buffer = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes,
                                    address, &status);
+    objects.unlock();
     NANORT_CL_CHECK_STATUS(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
     std::map<std::uintptr_t, HostLocked> node;
     try {
       node.emplace(start, HostLocked{start + bytes, buffer, 1});
     } catch (...) {
-      clReleaseMemObject(buffer);
+      release_locked_buffer(buffer);
       throw;
     }
     {
@@ -350,7 +352,7 @@ class Context {
       if (found == Holding::absent) host_locked_.insert(node.extract(node.begin()));
     }
     if (found == Holding::absent) return;
-    clReleaseMemObject(buffer);
+    release_locked_buffer(buffer);
     if (found == Holding::overlaps) throw_overlap(bytes);
   }
   void unlock_host(void *address) {
@@ -364,7 +366,11 @@ class Context {
     }
     if (!known)
       throw std::invalid_argument("unlocking host memory for OpenCL: not an address locked");
-    if (!gone.empty()) clReleaseMemObject(gone.begin()->second.buffer);
+    if (!gone.empty()) release_locked_buffer(gone.begin()->second.buffer);
+  }
+  void release_locked_buffer(cl_mem buffer) {
+    std::lock_guard<std::mutex> objects(memory_objects_);
+    clReleaseMemObject(buffer);
   }
   // (Under host_mutex_, allocating nothing.) 'added': [start, start + bytes) is locked here
   // already, one more holder; 'overlaps': it overlaps another range; 'absent': neither.
@@ -590,12 +596,15 @@ class OpenClMemory final : public dc::MemorySpace {
 
   dc::PinnedBuffer allocate_pinned(std::size_t bytes) override {
     cl_int status = CL_SUCCESS;
+    std::unique_lock<std::mutex> objects(context_->memory_objects());
     cl_mem buffer = clCreateBuffer(context_->handle(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
                                    bytes, nullptr, &status);
+    objects.unlock();
     if (status != CL_SUCCESS) return {};
     void *host = clEnqueueMapBuffer(to_device_, buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                     bytes, 0, nullptr, nullptr, &status);
     if (status != CL_SUCCESS) {
+      std::lock_guard<std::mutex> guard(context_->memory_objects());
       clReleaseMemObject(buffer);
       return {};
     }
@@ -606,6 +615,7 @@ class OpenClMemory final : public dc::MemorySpace {
     cl_mem buffer = reinterpret_cast<cl_mem>(pinned.handle);
     clEnqueueUnmapMemObject(to_device_, buffer, pinned.host, 0, nullptr, nullptr);
     clFinish(to_device_);
+    std::lock_guard<std::mutex> objects(context_->memory_objects());
     clReleaseMemObject(buffer);
   }
 
@@ -797,11 +807,11 @@ class OpenClDevice final : public Accelerator {
       throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
     launch.dims = static_cast<cl_uint>(task.ndrange_dims);
     launch.has_local = true;
+    for (int d = 0; d < 3; ++d) launch.local[d] = launch.global[d] = 1;
     for (int d = 0; d < task.ndrange_dims; ++d) {
       launch.local[d] = task.ndrange_local[d];
       launch.has_local = launch.has_local && launch.local[d] > 0;
     }
-    for (int d = 0; d < 3; ++d) launch.global[d] = 1;
     for (int d = 0; d < task.ndrange_dims; ++d) {
       std::size_t &global = launch.global[d];
       global = task.ndrange_global[d];

@@ -289,8 +289,9 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   KernelLaunch &launch = request.launch;
   cl_int status = CL_SUCCESS;
   const char *failed_call = "clSetKernelArg";
-  std::unique_lock<std::mutex> objects;
-  if (memory_objects_) objects = std::unique_lock<std::mutex>(*memory_objects_);
+  std::unique_lock<std::mutex> objects;  // (a command buffer's arguments were set before)
+  if (memory_objects_ && !launch.command_buffer)
+    objects = std::unique_lock<std::mutex>(*memory_objects_);
   for (const KernelLaunch::Argument &argument : launch.arguments) {
     status = clSetKernelArg(launch.kernel, argument.index, argument.size,
                             argument.at == KernelLaunch::kLocal
@@ -335,9 +336,13 @@ cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &la
     const cl_event *wait_list = waits ? launch.waits.data() : nullptr;
     cl_event made = nullptr;
     status = api.enqueue(0, nullptr, launch.command_buffer, waits, wait_list, &made);
-    if (status == CL_INVALID_OPERATION && last) {
-      // Still pending from the enqueue before (no simultaneous use): once that one ends.
-      clWaitForEvents(1, &last);
+    if (status == CL_INVALID_OPERATION) {
+      // Still pending from the enqueue before (no simultaneous use; the first: from an
+      // earlier launch task's): once that one ends.
+      if (last)
+        clWaitForEvents(1, &last);
+      else
+        clFinish(queue_);
       status = api.enqueue(0, nullptr, launch.command_buffer, waits, wait_list, &made);
     }
     if (status != CL_SUCCESS) break;

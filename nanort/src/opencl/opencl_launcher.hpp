@@ -96,6 +96,9 @@ struct KernelLaunch {
   const CommandBufferApi *command_buffers = nullptr;
 
   void clear() {
+    dims = 0;
+    for (int d = 0; d < 3; ++d) global[d] = local[d] = 1;
+    has_local = false;
     arguments.clear();
     values.clear();
     waits.clear();
