@@ -84,6 +84,7 @@ const std::vector<nanort_kernel_arg> kAddArgs = {buffer(offsetof(AddArgs, x)),
                                                  value<int>(offsetof(AddArgs, n))};
 const Site kAdd("add", kAddArgs, __LINE__);
 const Site kAddOnce("add_once", kAddArgs, __LINE__);
+const Site kExtentY("extent_y", kAddArgs, __LINE__);
 
 struct ReverseArgs {
   int *x;
@@ -340,6 +341,30 @@ TEST_F(Cuda, RefusedLaunchFailsTheTaskAndNotItsSuccessorsData) {
   EXPECT_NE(message.find("was not run: it depends on task 'add_once'"), std::string::npos)
       << message;
   EXPECT_EQ(x, std::vector<int>(64, 11));
+}
+
+// Each launch has the dimensions its task gave, not those of the launch before it (the
+// runtime reuses its launch records): a 1-D launch, a 2-D one of extent 2 in y, a 1-D one.
+TEST_F(Cuda, EachLaunchHasItsOwnDimensions) {
+  constexpr int n = 256;
+  std::vector<int> x(n, 0);
+  const auto launch = [&](int dims) {
+    nanort_task *task = nanort_task_create(kExtentY.get(), sizeof(AddArgs));
+    ASSERT_NE(task, nullptr);
+    *static_cast<AddArgs *>(nanort_task_args(task)) = AddArgs{x.data(), 0, n};
+    ASSERT_OK(nanort_task_access(task, x.data(), n * sizeof(int), NANORT_OUT));
+    const std::size_t global[2] = {n, 2}, local[2] = {64, 1};
+    ASSERT_OK(nanort_task_set_ndrange(task, dims, global, local));
+    nanort_task_set_device(task, NANORT_DEVICE_CUDA, 0);
+    ASSERT_OK(nanort_task_submit(task));
+    ASSERT_OK(nanort_taskwait());
+  };
+  launch(1);
+  EXPECT_EQ(x, std::vector<int>(n, 1));
+  launch(2);
+  EXPECT_EQ(x, std::vector<int>(n, 2));
+  launch(1);
+  EXPECT_EQ(x, std::vector<int>(n, 1));
 }
 
 // An illegal address inside a kernel leaves the GPU's context unusable: the program stops

@@ -17,6 +17,13 @@ extern "C" __global__ void add_once(int *x, int v, int n) {
   if (i < n) x[i] += v;
 }
 
+// Every point of x gets the launch's extent in y (threads per block times blocks), whatever
+// the point: what each launch was given, with no race between its threads.
+extern "C" __global__ void extent_y(int *x, int v, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = static_cast<int>(gridDim.y * blockDim.y) + 0 * v;
+}
+
 // Reverses each block of x through dynamic shared memory (blockDim.x ints, from shmem).
 extern "C" __global__ void reverse_blocks(int *x, int n) {
   extern __shared__ int tile[];
