@@ -689,6 +689,9 @@ TEST_F(Domain, SuccessorFollowsItsLaunchedPredecessorOnTheDevice) {
   Task *u = add_on(&kCuda, {in(0, 100)});  // registered after t's launch is not known
   EXPECT_TRUE(ready_.empty());
   EXPECT_EQ(launched(t, 3), Tasks{u});
+  // (u, handed out early, holds a reference until t is released: it may end first.)
+  EXPECT_TRUE(release(t).empty()) << "handed out twice";
+  EXPECT_EQ(u->pending.load(), 0);
 }
 
 TEST_F(Domain, SuccessorRegisteredAfterTheLaunchFollowsAtOnce) {
