@@ -92,6 +92,9 @@ const std::vector<EnvVar> &environment_table() {
       {"NANORT_CUDA_GRAPH_DOT", "(none)",
        "a file: each CUDA Graph captured for a taskiter's replays is written there (the last "
        "one stays), as Graphviz DOT with every node's kernel, grid, block and parameters"},
+      {"NANORT_CUDA_GRAPH_TIMING", "(unset)",
+       "set: each series of a taskiter's CUDA Graph launches is timed on the GPU and reported "
+       "on stderr (a diagnostic: the launcher thread waits for the series to end)"},
       {"NANORT_EARLY_LAUNCH", "across",
        "a device task whose predecessors' kernels are all launched is launched behind them "
        "before they end, to wait for them on the device: across (also behind kernels of "

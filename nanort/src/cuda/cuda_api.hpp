@@ -27,7 +27,7 @@
   X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)   \
   X(cuLaunchHostFunc) X(cuStreamBeginCapture) X(cuStreamEndCapture)                           \
   X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy) \
-  X(cuGraphDebugDotPrint)
+  X(cuGraphDebugDotPrint) X(cuEventElapsedTime)
 
 namespace nanort::rt::cuda {
 

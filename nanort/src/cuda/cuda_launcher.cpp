@@ -1,6 +1,8 @@
 #include "cuda_launcher.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "../small_vector.hpp"
@@ -359,8 +361,14 @@ void KernelLauncher::launch_kernel(Request &request) {
   launch.waits.clear();  // (the marks and copies it kept alive)
   if (status == CUDA_SUCCESS) {
     if (launch.graph) {
+      static const bool timed = std::getenv("NANORT_CUDA_GRAPH_TIMING") != nullptr;
+      CUevent times[2] = {nullptr, nullptr};
+      if (timed && cu_.cuEventCreate(&times[0], 0) == CUDA_SUCCESS &&
+          cu_.cuEventCreate(&times[1], 0) == CUDA_SUCCESS)
+        cu_.cuEventRecord(times[0], stream);
       for (std::uint64_t k = 0; k < launch.graph_launches && status == CUDA_SUCCESS; ++k)
         status = cu_.cuGraphLaunch(launch.graph, stream);
+      if (times[1]) report_graph_time(launch, times, stream);
     } else {
       status = launch_kernel_on(cu_, launch, stream);
     }
@@ -375,6 +383,25 @@ void KernelLauncher::launch_kernel(Request &request) {
     mark.failed.fetch_or(std::uint32_t{1} << request.index, std::memory_order_release);
   }
   if (request.closes) record(request.mark);
+}
+
+// NANORT_CUDA_GRAPH_TIMING: the GPU time of a series of graph launches, waited for here (a
+// diagnostic: the launcher thread stops until the series ends).
+void KernelLauncher::report_graph_time(const KernelLaunch &launch, CUevent times[2],
+                                       CUstream stream) {
+  float ms = 0;
+  if (cu_.cuEventRecord(times[1], stream) == CUDA_SUCCESS &&
+      cu_.cuEventSynchronize(times[1]) == CUDA_SUCCESS &&
+      cu_.cuEventElapsedTime(&ms, times[0], times[1]) == CUDA_SUCCESS)
+    std::fprintf(stderr,
+                 "nanort: taskiter graph of %llu kernels: %llu launches in %.3f ms on the GPU "
+                 "(%.2f us per launch, %.3f us per kernel)\n",
+                 static_cast<unsigned long long>(launch.graph_kernels),
+                 static_cast<unsigned long long>(launch.graph_launches), ms,
+                 1e3 * ms / static_cast<double>(launch.graph_launches),
+                 1e3 * ms / static_cast<double>(launch.graph_launches * launch.graph_kernels));
+  cu_.cuEventDestroy(times[0]);
+  cu_.cuEventDestroy(times[1]);
 }
 
 void KernelLauncher::record(const std::shared_ptr<LaunchMark> &mark) {

@@ -220,6 +220,7 @@ class KernelLauncher {
   void run();
   void process(Request &request);
   void launch_kernel(Request &request);
+  void report_graph_time(const KernelLaunch &launch, CUevent times[2], CUstream stream);
   void record(const std::shared_ptr<LaunchMark> &mark);
   void push_locked(Request &&request);
   void seal_locked(int stream);
