@@ -717,14 +717,24 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
     return parseDepList(Rest, Arg[1].Loc, AccessMode::Inout, Name + "(" + Arg[0].Text + ": ",
                         false, C.Deps);
   }
-  case ArgKind::VarList:
-    for (const Toks &Item : splitCommas(Arg)) {
+  case ArgKind::VarList: {
+    // firstprivate(saved: list), OpenMP 6.0: a replayed task keeps the values of its
+    // recording, which is what every replay here does (taskiter and taskgraph alike).
+    Toks List = Arg;
+    if (I.Kind == ClauseKind::Firstprivate && List.size() >= 2 && List[0].Text == "saved" &&
+        List[1].Kind == tok::colon) {
+      List.erase(List.begin(), List.begin() + 2);
+      if (List.empty())
+        return fail(DiagId::ExpectedVariable, ParenLoc, {Name});
+    }
+    for (const Toks &Item : splitCommas(List)) {
       if (Item.size() != 1 || Item[0].Kind != tok::identifier)
         return fail(DiagId::ExpectedVariable, Item.empty() ? ParenLoc : Item[0].Loc, {Name});
       C.Words.push_back(Item[0].Text);
       C.WordLocs.push_back(Item[0].Loc);
     }
     return true;
+  }
   case ArgKind::Expr:
     for (const Toks &Item : splitCommas(Arg))
       if (Item.empty())

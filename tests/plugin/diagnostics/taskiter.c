@@ -136,6 +136,12 @@ void regions(int *p, int n) {
     #pragma omp task
     work(p);
   }
+  // expected-error@+1 {{expected a variable name in 'firstprivate'}}
+  #pragma omp task firstprivate(saved:)
+  work(p);
+  // expected-error@+1 {{expected a variable name in 'firstprivate'}}
+  #pragma omp task firstprivate(saved: p + 1)
+  work(p);
   // expected-error@+1 {{clause 'graph_id' is not allowed on '#pragma omp task'}}
   #pragma omp task graph_id(1)
   work(p);

@@ -147,6 +147,15 @@ static void region(double *x, int n, double delta, int id, int reset, int record
   }
 }
 
+/* The same with OpenMP 6.0's saved modifier, which says what every replay does. */
+static void region_saved(double *x, int n, double delta) {
+  #pragma omp taskgraph
+  {
+    #pragma omp task depend(inout: x[0:n]) firstprivate(saved: delta, n)
+    for (int i = 0; i < n; ++i) x[i] += delta;
+  }
+}
+
 static double region_nogroup(double *x) {
   #pragma omp taskgraph nogroup
   {
@@ -249,6 +258,10 @@ int main(void) {
   region(g, 64, 100.0, 0, 0, 0); /* if(0): runs the region as written, +100 */
   region(g, 64, 30.0, 0, 0, 1); /* replays the graph of the reset: +10 */
   for (int i = 0; i < 64; ++i) CHECK(g[i] == 133);
+  double s[8] = {0};
+  region_saved(s, 8, 1.5); /* records: +1.5 */
+  region_saved(s, 8, 4.0); /* replays with the saved delta: +1.5 */
+  for (int i = 0; i < 8; ++i) CHECK(s[i] == 3);
   double one = 1;
   for (int r = 0; r < 3; ++r) region_nogroup(&one);
   CHECK(one == 8);
