@@ -507,6 +507,21 @@ NANORT_API nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t rep
  * iteration per call). The first call ends the recording; 'replays' may be 0. End with
  * nanort_taskiter_end (which may replay more). iter NULL: does nothing. */
 NANORT_API nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays);
+/* OmpSs-2's update clause: the next iteration (or group of 'unroll' iterations) runs its body
+ * again, so that its tasks' argument blocks (firstprivate values: the loop variable, a time
+ * step) are those of that iteration, while their dependences stay matched once. The tasks the
+ * calling task submits from this call to the next nanort_taskiter_replay are not run: each
+ * gives its argument block to the recorded task at its place (the k-th submitted to the k-th
+ * recorded), and that replay runs the recorded tasks with them (nanort_taskiter_end with
+ * replays uses them too; without, they are dropped). A submitted task must be the recorded
+ * one: the same construct with the same data (each access's address, size and mode), device,
+ * launch size (ndrange, shmem), if and final; else its submit fails with
+ * NANORT_ERROR_INVALID_ARGUMENT naming it, as does a task past the recorded count, and the
+ * replay fails where fewer were submitted. After such a failure nothing more is replayed.
+ * The first call ends the recording, as nanort_taskiter_replay's first call does. A
+ * taskwait inside the body fails as while recording. iter NULL (inside a final task): does
+ * nothing, and the tasks run as usual. */
+NANORT_API nanort_status nanort_taskiter_update(nanort_taskiter *iter);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Taskgraph: a region recorded once and replayed at its later encounters (OpenMP 6.0)       */

@@ -322,6 +322,34 @@ void taskiter(std::uint64_t replays, Body &&body) {
   detail::check(nanort_taskiter_end(iter, replays));
 }
 
+// OmpSs-2's taskiter with the update clause: body(i) runs for every i in [0, iterations);
+// the tasks of body(0) are recorded and run, those of each later body(i) give their lambdas
+// (the same tasks on the same data, other captured values) to the recorded tasks, which are
+// replayed with them (nanort_taskiter_update), their dependences matched once. Inside a
+// final task every body's tasks run as usual.
+template <class Body>
+void taskiter_update(std::uint64_t iterations, Body &&body) {
+  if (iterations == 0) return;
+  nanort_taskiter *iter = nullptr;
+  detail::check(nanort_taskiter_begin(&iter));
+  if (!iter) {
+    for (std::uint64_t i = 0; i < iterations; ++i) body(i);
+    return;
+  }
+  try {
+    body(std::uint64_t{0});
+    for (std::uint64_t i = 1; i < iterations; ++i) {
+      detail::check(nanort_taskiter_update(iter));
+      body(i);
+      detail::check(nanort_taskiter_replay(iter, 1));
+    }
+  } catch (...) {
+    nanort_taskiter_end(iter, 0);  // (waits for what ran; the first error wins)
+    throw;
+  }
+  detail::check(nanort_taskiter_end(iter, 0));
+}
+
 inline int cpu_workers() { return nanort_device_count(NANORT_DEVICE_SMP); }
 inline int device_count(nanort_device_kind kind) { return nanort_device_count(kind); }
 

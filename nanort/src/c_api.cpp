@@ -642,6 +642,13 @@ nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays) {
   });
 }
 
+nanort_status nanort_taskiter_update(nanort_taskiter *iter) {
+  if (!iter) return NANORT_SUCCESS;
+  return guarded([&] {
+    return Runtime::get().taskiter_update(reinterpret_cast<nanort::rt::TaskIter *>(iter));
+  });
+}
+
 nanort_status nanort_taskgraph_begin(const void *construct, uint64_t graph_id, int reset,
                                      nanort_taskgraph **graph, int *run_block) {
   if (!construct || !graph || !run_block)

@@ -95,6 +95,8 @@ class Runtime final : public DeviceWork {
   nanort_status taskiter_end(TaskIter *iter, std::uint64_t replays);
   // The same, keeping 'iter' for more replays (nanort_taskiter_replay).
   nanort_status taskiter_replay(TaskIter *iter, std::uint64_t replays);
+  // nanort_taskiter_update: the calling task's next submits update 'iter''s tasks.
+  nanort_status taskiter_update(TaskIter *iter);
   // nanort_taskgraph_begin / _end: a recording kept per (construct, graph id), replayed at the
   // construct's later encounters.
   nanort_status taskgraph_begin(const void *construct, std::uint64_t graph_id, bool reset,

@@ -197,6 +197,9 @@ struct Task {
   // tells where the recorded iteration ran); for a task that launches whole replays as CUDA
   // Graphs ('replayed' false, replay_index kGraphLauncher), the recording it launches.
   TaskIter *recording = nullptr;
+  // The taskiter whose update this task's body makes (nanort_taskiter_update): the tasks it
+  // submits give their argument blocks to that recording's tasks instead of running.
+  TaskIter *updating = nullptr;
   TaskIter *replay = nullptr;  // (its place in it: replay_index, below)
 
   // Argument block: inline when small, 16-byte aligned either way.

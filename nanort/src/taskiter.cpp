@@ -81,6 +81,86 @@ void TaskIter::record(Task &task) {
   task.replay_index = static_cast<std::uint32_t>(recorded_.size() - 1);
 }
 
+void TaskIter::begin_update() {
+  update_args_.resize(recorded_.size());
+  updated_ = 0;
+  updating_ = true;
+}
+
+void TaskIter::update(const Task &task) {
+  const auto refuse = [&](const std::string &why) {
+    const std::string what = task.describe() + " in a taskiter's update " + why;
+    if (spoiled_.empty()) spoiled_ = what;
+    fail();
+    throw std::invalid_argument(what);
+  };
+  if (updated_ >= recorded_.size())
+    refuse("is task " + std::to_string(updated_ + 1) + " of an iteration that recorded " +
+           std::to_string(recorded_.size()) + ": an updated iteration must create the same "
+           "tasks");
+  const Recorded &r = recorded_[updated_];
+  const std::string place = "(task " + std::to_string(updated_ + 1) + " of the iteration, "
+                            "recorded as " + describe_recorded(r) + ")";
+  if (task.site != r.site) refuse("is not the recorded task at its place " + place);
+  const auto same = [](const std::vector<Access> &a, const auto &b) {
+    if (a.size() != b.size()) return false;
+    std::size_t i = 0;
+    for (const Access &x : b) {
+      const Access &y = a[i++];
+      if (x.mode != y.mode || x.region.address != y.region.address ||
+          x.region.row_bytes != y.region.row_bytes || x.region.rows != y.region.rows ||
+          x.region.stride != y.region.stride)
+        return false;
+    }
+    return true;
+  };
+  if (!same(r.accesses, task.accesses) || !same(r.copies, task.copies) ||
+      task.copy_deps != r.copy_deps)
+    refuse("accesses other data than recorded " + place + ": its dependences were matched "
+           "once, on the recorded data");
+  if (task.args_size != r.args.size())
+    refuse("has an argument block of " + std::to_string(task.args_size) + " bytes, not " +
+           std::to_string(r.args.size()) + " as recorded " + place);
+  const int dims = std::max(0, std::min(3, r.ndrange_dims));
+  if (task.ndrange_dims != r.ndrange_dims || task.shmem_bytes != r.shmem_bytes ||
+      !std::equal(r.ndrange_global, r.ndrange_global + dims, task.ndrange_global) ||
+      !std::equal(r.ndrange_local, r.ndrange_local + dims, task.ndrange_local))
+    refuse("has another launch size (ndrange or shmem) than recorded " + place);
+  if (task.wanted_kind != r.wanted_kind || task.wanted_index != r.wanted_index ||
+      task.placed_device != r.placed_device)
+    refuse("asks for another device than recorded " + place);
+  if (task.undeferred != r.undeferred || task.is_final != r.is_final)
+    refuse("has another if or final value than recorded " + place);
+  update_args_[updated_].assign(task.args, task.args + task.args_size);
+  ++updated_;
+}
+
+void TaskIter::finish_update() {
+  updating_ = false;
+  if (updated_ != recorded_.size()) {
+    const std::string what = "taskiter: an updated iteration created " +
+                             std::to_string(updated_) + " tasks, the recorded one " +
+                             std::to_string(recorded_.size()) + " (" +
+                             describe_recorded(recorded_[updated_]) + " and after it are "
+                             "missing): an updated iteration must create the same tasks";
+    if (spoiled_.empty()) spoiled_ = what;
+    fail();
+    discard_update();
+    throw std::invalid_argument(what);
+  }
+  for (std::size_t k = 0; k < recorded_.size(); ++k) {
+    recorded_[k].args.swap(update_args_[k]);
+    // (Between replays: the task was reset with the old block when it ended.)
+    if (k < tasks_.size() && !recorded_[k].args.empty())
+      std::memcpy(tasks_[k]->args, recorded_[k].args.data(), recorded_[k].args.size());
+  }
+  discard_update();
+}
+
+std::string TaskIter::describe_recorded(const Recorded &r) {
+  return Task::describe(r.label, r.file, r.line);
+}
+
 void TaskIter::build() {
   // As the dependency domain matches siblings, once: per region named (its exact bytes), the
   // last writer and the readers and concurrent accesses since. An access follows what it

@@ -50,6 +50,20 @@ class TaskIter {
   }
   // Why the recording cannot be replayed; empty when it can.
   const std::string &spoiled() const { return spoiled_; }
+
+  // OmpSs-2's update clause (nanort_taskiter_update): the body runs again, and the tasks its
+  // owner submits meanwhile are not run: each gives its argument block to the recorded task
+  // at its place (the k-th submitted to the k-th recorded), for the next replay. update()
+  // throws std::invalid_argument, naming the task, for one that is not the recorded one (its
+  // construct, data, device or launch size differ) or one too many; finish_update() for too
+  // few. Either spoils the taskiter: nothing more is replayed.
+  void begin_update();
+  void update(const Task &task);
+  // The update is complete: its blocks become the recorded ones, and the replayed tasks'
+  // own (they are between replays).
+  void finish_update();
+  void discard_update() { update_args_.clear(); updated_ = 0; }
+  bool updating() const { return updating_; }
   std::size_t size() const { return recorded_.size(); }
 
   // Matches the recorded accesses into edges (once, before the first replay).
@@ -126,6 +140,7 @@ class TaskIter {
     int predecessors = 0;
   };
   static void reset(Task &task, const Recorded &recorded, Task *owner);
+  static std::string describe_recorded(const Recorded &recorded);
   // Early launch (under early_lock_): the successor counts a launched predecessor, and goes
   // to 'ready' once every unfinished predecessor is one launched on its device.
   void count_launched(Task *successor, const Task *predecessor);
@@ -138,6 +153,10 @@ class TaskIter {
   std::vector<Recorded> recorded_;
   std::string spoiled_;
   std::vector<Task *> tasks_;  // one per recorded task, reused by every replay
+  // An update under way: the argument blocks given so far, in recorded order.
+  std::vector<std::vector<unsigned char>> update_args_;
+  std::size_t updated_ = 0;
+  bool updating_ = false;
   std::atomic<std::size_t> left_{0};  // tasks of the current replay not yet completed
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;

@@ -102,9 +102,7 @@ static const ClauseInfo Clauses[] = {
     {"collapse", ClauseKind::Collapse, ArgKind::Expr, OnTaskloop, NoMode, nullptr, nullptr},
     // taskiter and taskgraph (Taskiter.cpp).
     {"unroll", ClauseKind::Unroll, ArgKind::Expr, OnTaskiter, NoMode, nullptr, nullptr},
-    {"update", ClauseKind::Update, ArgKind::None, OnTaskiter, NoMode, nullptr,
-     "the replays run the tasks with the argument values of the recorded iterations; drop "
-     "'update', or leave the loop without taskiter where the values change"},
+    {"update", ClauseKind::Update, ArgKind::None, OnTaskiter, NoMode, nullptr, nullptr},
     {"graph_id", ClauseKind::GraphId, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
     {"graph_reset", ClauseKind::GraphReset, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
 };

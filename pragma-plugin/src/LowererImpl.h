@@ -469,6 +469,7 @@ private:
   bool checkReplayedBody(const Pragma &P, SourceLocation Begin, SourceLocation End);
   void stmtRange(const Stmt *S, SourceLocation &Begin, SourceLocation &End) const;
   bool UsesTaskiter = false; // the prelude defines nanort_ti_wait
+  bool UsesTaskiterUpdate = false; // ... and nanort_ti_wait_u
   // declare reduction: per type, a typedef and the functions of a NANORT_REDUCE_USER operator.
   struct DeclaredReduction {
     const Toks *Type;
@@ -490,6 +491,7 @@ private:
   void emitTaskloopHead(Code &C, const Pragma &Task, const TaskloopLoop &Loop,
                         ArrayRef<const VarDecl *> Scope);
   void emitTripCount(Code &C, const Pragma &Task, const TaskloopLoop &Lv, const std::string &X);
+  void emitUnrollCount(Code &Head, const Pragma &P, const Clause *Unroll, const std::string &At);
   // The loop variables' types and names, outermost first (one unless collapse(n)).
   std::vector<std::pair<std::string, std::string>> loopVars(const TaskloopLoop &Loop) const {
     std::vector<std::pair<std::string, std::string>> V;

@@ -94,6 +94,15 @@ std::string Lowerer::prelude() const {
          "  if (nanort_k == 1) nanort_check(nanort_taskiter_replay(nanort_t, 0), nanort_what);\n"
          "  if (nanort_k >= 1) nanort_check(nanort_taskwait(), nanort_what);\n"
          "  return 1;\n}\n";
+  // With update: each later iteration's body updated the recorded tasks; they are replayed
+  // before the condition.
+  if (UsesTaskiterUpdate)
+    S += "static inline __attribute__((unused)) int nanort_ti_wait_u(nanort_taskiter *nanort_t, "
+         "unsigned long long nanort_k, const char *nanort_what) {\n"
+         "  if (nanort_k >= 1) nanort_check(nanort_taskiter_replay(nanort_t, nanort_k > 1), "
+         "nanort_what);\n"
+         "  if (nanort_k >= 1) nanort_check(nanort_taskwait(), nanort_what);\n"
+         "  return 1;\n}\n";
   if (UsesTaskloop)
     S += taskloopPrelude();
   S += FileModuleDefs;

@@ -16,6 +16,11 @@
 //   waited for the same way before the condition is evaluated again. The condition may so
 //   read what the tasks wrote (a residual).
 //
+// With 'update' every iteration runs its body: the first n are recorded, and the tasks of each
+// later group of n update the recorded tasks' argument blocks (nanort_taskiter_update), the
+// group replayed when the next one starts or after the loop (a counted loop), or before the
+// condition (any other loop).
+//
 // '#pragma omp taskgraph' before a block (OpenMP 6.0): the first encounter of the construct
 // (per graph_id) runs the block and records its tasks; later encounters replay them instead
 // of running the block, unless graph_reset(expr) holds (nanort_taskgraph_*).
@@ -172,37 +177,55 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
     Head << "struct nanort_ti_unwind { nanort_taskiter *&t; int n; ~nanort_ti_unwind() { if (t "
             "&& std::uncaught_exceptions() > n) nanort_taskiter_end(t, 0); } } nanort_ti_uw{"
             "nanort_ti, std::uncaught_exceptions()};\n";
+  const bool Update = P.find(ClauseKind::Update) != nullptr;
   if (!Counted) {
     UsesTaskiter = true;
+    UsesTaskiterUpdate = UsesTaskiterUpdate || Update;
     // The condition, after the recorded iteration and after each replay, once they ended and
     // their results are home (it may read what they wrote, on a device too).
-    RW.InsertTextBefore(CondRange.getBegin(), "nanort_ti_wait(nanort_ti, nanort_ti_k, " +
-                                                  Where + ") && (");
+    RW.InsertTextBefore(CondRange.getBegin(),
+                        std::string(Update ? "nanort_ti_wait_u" : "nanort_ti_wait") +
+                            "(nanort_ti, nanort_ti_k, " + Where + ") && (");
     RW.InsertTextAfter(afterToken(CondRange.getEnd()), ")");
     // (In a final task nothing records: nanort_ti stays null and every iteration runs.)
-    Enter << "{ if (nanort_ti_k++ && nanort_ti) { nanort_check(nanort_taskiter_replay(nanort_ti, "
-             "1), "
-          << Where << "); continue; }\nnanort_check(nanort_taskiter_begin(&nanort_ti), " << Where
-          << ");\n";
+    if (Update) // every iteration runs its body; the later ones update the recorded tasks,
+                // replayed before the condition (nanort_ti_wait_u)
+      Enter << "{ if (nanort_ti_k++ == 0) nanort_check(nanort_taskiter_begin(&nanort_ti), "
+            << Where << ");\nelse nanort_check(nanort_taskiter_update(nanort_ti), " << Where
+            << ");\n";
+    else
+      Enter << "{ if (nanort_ti_k++ && nanort_ti) { nanort_check(nanort_taskiter_replay("
+               "nanort_ti, 1), "
+            << Where << "); continue; }\nnanort_check(nanort_taskiter_begin(&nanort_ti), "
+            << Where << ");\n";
+  } else if (Update) {
+    // Every iteration runs its body. The first n (unroll(n), else 1) are recorded; each later
+    // group of n updates the recorded tasks' argument blocks and is replayed when the next
+    // group starts, or after the loop; the iterations left (fewer than n) run as written.
+    UsesTaskloop = true; // the trip count's run-time errors
+    emitTripCount(Head, P, Loop, "_ti");
+    emitUnrollCount(Head, P, Unroll, At);
+    Head << "int nanort_ti_open = 0;\n";
+    Enter << "{ if (nanort_ti_k % nanort_ti_u == 0) {\n"
+             "if (nanort_ti_open) { nanort_ti_open = 0; "
+             "nanort_check(nanort_taskiter_replay(nanort_ti, 1), "
+          << Where
+          << "); }\n"
+             "if (nanort_ti_k == 0) { if (nanort_ti_reps) "
+             "nanort_check(nanort_taskiter_begin(&nanort_ti), "
+          << Where
+          << "); }\n"
+             "else if (nanort_ti && nanort_ti_k <= nanort_ti_reps * nanort_ti_u) { "
+             "nanort_check(nanort_taskiter_update(nanort_ti), "
+          << Where
+          << "); nanort_ti_open = 1; }\n"
+             "else if (nanort_ti) { nanort_check(nanort_taskiter_end(nanort_ti, 0), "
+          << Where << "); nanort_ti = 0; }\n}\n++nanort_ti_k;\n";
   } else {
     UsesTaskloop = true; // the trip count's run-time errors
     emitTripCount(Head, P, Loop, "_ti");
     auto *F = cast<ForStmt>(S);
-    Head << "long long nanort_ti_uv = (long long)(";
-    if (Unroll)
-      Head.user(Unroll->Args[0]);
-    else
-      Head << "1";
-    Head << ");\nunsigned long long nanort_ti_u, nanort_ti_reps;\n";
-    if (Unroll)
-      Head << "if (nanort_ti_uv <= 0) nanort_tl_error("
-           << cLiteral(printfText("nanort: " + At + ": unroll(" + spellTokens(Unroll->Args[0]) +
-                                  ") is ") +
-                       "%lld; it must be positive\n")
-           << ", nanort_ti_uv);\n";
-    Head << "nanort_ti_u = (unsigned long long)nanort_ti_uv;\n"
-            "nanort_ti_reps = nanort_tl_n_ti > nanort_ti_u ? (nanort_tl_n_ti - nanort_ti_u) / "
-            "nanort_ti_u : 0;\n";
+    emitUnrollCount(Head, P, Unroll, At);
     // At the first iteration after the recorded ones: the replays, then the increment for
     // each replayed iteration, and the iterations left run as usual.
     Enter << "{ if (nanort_ti && nanort_ti_k == nanort_ti_u) {\n"
@@ -223,7 +246,34 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
   Enter.at(BodyBegin);
   RW.InsertTextBefore(BodyBegin, Enter.str());
   RW.InsertTextAfter(BodyEnd, " }");
-  RW.InsertTextAfter(End, " nanort_check(nanort_taskiter_end(nanort_ti, 0), " + Where + "); }");
+  RW.InsertTextAfter(End, std::string(Counted && Update
+                                          ? " if (nanort_ti_open) "
+                                            "nanort_check(nanort_taskiter_replay(nanort_ti, 1), " +
+                                                Where + ");"
+                                          : "") +
+                              " nanort_check(nanort_taskiter_end(nanort_ti, 0), " + Where +
+                              "); }");
+}
+
+// The unroll count 'n' (1 without the clause), checked, and the replays after the recorded
+// group: nanort_ti_u and nanort_ti_reps, from the trip count nanort_tl_n_ti.
+void Lowerer::emitUnrollCount(Code &Head, const Pragma &, const Clause *Unroll,
+                              const std::string &At) {
+  Head << "long long nanort_ti_uv = (long long)(";
+  if (Unroll)
+    Head.user(Unroll->Args[0]);
+  else
+    Head << "1";
+  Head << ");\nunsigned long long nanort_ti_u, nanort_ti_reps;\n";
+  if (Unroll)
+    Head << "if (nanort_ti_uv <= 0) nanort_tl_error("
+         << cLiteral(printfText("nanort: " + At + ": unroll(" + spellTokens(Unroll->Args[0]) +
+                                ") is ") +
+                     "%lld; it must be positive\n")
+         << ", nanort_ti_uv);\n";
+  Head << "nanort_ti_u = (unsigned long long)nanort_ti_uv;\n"
+          "nanort_ti_reps = nanort_tl_n_ti > nanort_ti_u ? (nanort_tl_n_ti - nanort_ti_u) / "
+          "nanort_ti_u : 0;\n";
 }
 
 void Lowerer::lowerTaskgraph(const Pragma &P, const Candidate &Cand) {

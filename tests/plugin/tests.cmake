@@ -262,6 +262,16 @@ nanort_plugin_errors(taskiter_c taskiter TASKITER_ERROR
   ENTRIES "unroll|taskiter.c:122: '#pragma oss taskiter': unroll(zero) is 0; it must be positive"
           "taskwait|taskwait inside a taskiter's body: the replays would not wait there"
   REJECT "FAILED" "not stopped")
+# taskiter's update clause: every iteration runs its body and the later ones give their
+# tasks' values (a time-dependent source, a moving target, the step given to a function task)
+# to the recorded tasks; each against the loop run in order. Then an iteration with other data
+# or another task count, which stops the program naming the task.
+nanort_plugin_program(taskiter_update_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
+                      ${p}/taskiter_update.c -lm)
+nanort_plugin_errors(taskiter_update_c taskiter_update UPDATE_ERROR
+  ENTRIES "data|in a taskiter's update accesses other data than recorded (task 1 of the iteration"
+          "count|in a taskiter's update is task 2 of an iteration that recorded 1"
+  REJECT "FAILED" "not stopped")
 nanort_plugin_program(taskloop_oss_c nanocc "NANORT_CPU_WORKERS=2" -Wall -Werror
                       ${p}/taskloop_oss.c)
 nanort_plugin_program(taskloop_cxx nanocxx "NANORT_CPU_WORKERS=2" -std=c++17 -Wall -Werror

@@ -472,6 +472,186 @@ TEST(Taskiter, ReplayPerCallKeepsTheGraphUntilTheEnd) {
   EXPECT_NE(std::string(nanort_last_error()).find("no such taskiter"), std::string::npos);
 }
 
+// OmpSs-2's update clause (nanort_taskiter_update): every iteration runs its body; the
+// later ones give their tasks' argument blocks to the recorded tasks. A block diffusion whose
+// weight changes with the iteration, and a per-block counter that adds the iteration number,
+// against the same loop run with every iteration's tasks made anew.
+void weighted_smooth(const Step &s) {
+  const double w = 1.0 / static_cast<double>(2 + s.k % 5);  // the iteration's own weight
+  for (long i = 0; i < s.n; ++i) s.b[i] = (1 - w) * s.a[i] + w * s.a[i > 0 ? i - 1 : i];
+}
+void add_iteration(const Step &s) { s.a[0] += static_cast<double>(s.k); }
+
+void updated_iteration(double *a, double *b, double *counters, long blocks, long bs, long it,
+                       bool swap) {
+  double *from = swap ? b : a, *to = swap ? a : b;
+  for (long blk = 0; blk < blocks; ++blk) {
+    const long lo = blk * bs, first = lo > 0 ? lo - 1 : lo;
+    // (The task sees its block from one element before it, for its left neighbour.)
+    Step step{weighted_smooth, from + lo, to + lo, bs, it};
+    ASSERT_EQ(spawn(step, {{from + first, sizeof(double) * static_cast<size_t>(lo + bs - first),
+                            NANORT_IN},
+                           {to + lo, sizeof(double) * static_cast<size_t>(bs), NANORT_OUT}}),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+    ASSERT_EQ(spawn({add_iteration, counters + blk, nullptr, 0, it * (blk + 1)},
+                    {{counters + blk, sizeof(double), NANORT_INOUT}}),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+  }
+}
+
+TEST(TaskiterUpdate, EveryIterationRunsWithItsOwnArgumentsAsTheSequentialRun) {
+  constexpr long blocks = 8, bs = 64, length = blocks * bs, iterations = 21;
+  std::vector<double> a_seq(length), b_seq(length, 0.0), c_seq(blocks, 0.0);
+  for (long i = 0; i < length; ++i) a_seq[static_cast<size_t>(i)] = (i % 5 == 0) ? 50.0 : 1.0;
+  std::vector<double> a = a_seq, b = b_seq, c = c_seq;
+  for (long it = 0; it < iterations; ++it) {  // two grids swapped every iteration
+    updated_iteration(a_seq.data(), b_seq.data(), c_seq.data(), blocks, bs, it, it % 2);
+    ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  }
+  // As the plugin lowers 'taskiter unroll(2) update': two iterations recorded, each later
+  // pair an update and one replay, the odd last iteration as written.
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  long it = 0;
+  for (; it < 2; ++it) updated_iteration(a.data(), b.data(), c.data(), blocks, bs, it, it % 2);
+  for (; it + 1 < iterations; it += 2) {
+    ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+    updated_iteration(a.data(), b.data(), c.data(), blocks, bs, it, false);
+    updated_iteration(a.data(), b.data(), c.data(), blocks, bs, it + 1, true);
+    ASSERT_EQ(nanort_taskiter_replay(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+  }
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS) << nanort_last_error();
+  for (; it < iterations; ++it) updated_iteration(a.data(), b.data(), c.data(), blocks, bs, it, it % 2);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(a, a_seq);
+  EXPECT_EQ(b, b_seq);
+  EXPECT_EQ(c, c_seq);
+  EXPECT_EQ(c[blocks - 1], static_cast<double>(blocks * (iterations * (iterations - 1) / 2)));
+}
+
+TEST(TaskiterUpdate, EndWithReplaysUsesTheUpdateAndWithoutDropsIt) {
+  double sum = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 1}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 1.0);  // the first update ended the recording (and waited for it)
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 10}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_replay(iter, 2), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 21.0);  // both replays with the updated block
+  ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_update(iter), NANORT_ERROR_INVALID_ARGUMENT);  // one at a time
+  EXPECT_NE(std::string(nanort_last_error()).find("an update is under way"), std::string::npos)
+      << nanort_last_error();
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 100}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_INVALID_ARGUMENT);  // a body runs: no waits
+  EXPECT_NE(std::string(nanort_last_error()).find("taskwait inside a taskiter's body"),
+            std::string::npos)
+      << nanort_last_error();
+  ASSERT_EQ(nanort_taskiter_end(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 121.0);
+  // Without replays the update goes unused.
+  nanort_taskiter *other = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&other), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 1}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_update(other), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, 1000}, {{&sum, sizeof sum, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_end(other, 0), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(sum, 122.0);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskiter_update(nullptr), NANORT_SUCCESS);  // (a final task's: nothing)
+}
+
+// What an update must keep: the recorded tasks, in their order, on their data. Each way of
+// breaking it fails where it happens, names the task, and no replay follows.
+const nanort_task_site other_site{NANORT_ABI_VERSION, "other", "body.c", 30, &step_impl, 1,
+                                  nullptr};
+
+std::string update_failure(int how) {
+  double x = 0, y = 0;
+  nanort_taskiter *iter = nullptr;
+  EXPECT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  EXPECT_EQ(spawn({add_k, &x, nullptr, 0, 1}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  EXPECT_EQ(spawn({add_k, &y, nullptr, 0, 1}, {{&y, sizeof y, NANORT_IN}}), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+  std::string error;
+  const auto submit = [&](const Step &step, std::vector<Access> accesses,
+                          const nanort_task_site *site = &step_site) {
+    if (spawn(step, std::move(accesses), site) != NANORT_SUCCESS && error.empty())
+      error = nanort_last_error();
+  };
+  submit({add_k, &x, nullptr, 0, 2}, {{&x, sizeof x, NANORT_INOUT}});
+  switch (how) {
+    case 0:  // another construct
+      submit({add_k, &y, nullptr, 0, 2}, {{&y, sizeof y, NANORT_IN}}, &other_site);
+      break;
+    case 1:  // other data
+      submit({add_k, &x, nullptr, 0, 2}, {{&x, sizeof x, NANORT_IN}});
+      submit({add_k, &y, nullptr, 0, 2}, {{&y, sizeof y, NANORT_IN}});
+      break;
+    case 2:  // another access mode
+      submit({add_k, &y, nullptr, 0, 2}, {{&y, sizeof y, NANORT_INOUT}});
+      break;
+    case 3:  // one task too many
+      submit({add_k, &y, nullptr, 0, 2}, {{&y, sizeof y, NANORT_IN}});
+      submit({add_k, &y, nullptr, 0, 2}, {{&y, sizeof y, NANORT_IN}});
+      break;
+    case 4:  // one too few: the replay says so
+      break;
+  }
+  if (nanort_taskiter_replay(iter, 1) != NANORT_SUCCESS && error.empty())
+    error = nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_replay(iter, 1), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("nothing more is replayed"), std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_update(iter), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_taskiter_end(iter, 1), NANORT_SUCCESS);  // (said already)
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(x, 1.0);  // the recorded run only
+  return error;
+}
+
+TEST(TaskiterUpdate, ATaskOtherThanTheRecordedOneFailsAndNamesIt) {
+  std::string e = update_failure(0);
+  EXPECT_NE(e.find("'other' (body.c:30) in a taskiter's update is not the recorded task at its "
+                   "place (task 2 of the iteration, recorded as task 'step'"),
+            std::string::npos)
+      << e;
+  e = update_failure(1);
+  EXPECT_NE(e.find("accesses other data than recorded (task 2 of the iteration"),
+            std::string::npos)
+      << e;
+  e = update_failure(2);
+  EXPECT_NE(e.find("accesses other data than recorded (task 2 of the iteration"),
+            std::string::npos)
+      << e;
+  e = update_failure(3);
+  EXPECT_NE(e.find("is task 3 of an iteration that recorded 2"), std::string::npos) << e;
+  e = update_failure(4);
+  EXPECT_NE(e.find("an updated iteration created 1 tasks, the recorded one 2"),
+            std::string::npos)
+      << e;
+}
+
+TEST(TaskiterUpdate, CxxHelperRunsEveryBody) {
+  double sum = 0, seq = 0;
+  for (std::uint64_t i = 0; i < 12; ++i) seq = seq * 0.5 + static_cast<double>(i);
+  nanort::taskiter_update(12, [&](std::uint64_t i) {
+    double *s = &sum;
+    const double add = static_cast<double>(i);
+    nanort::task("halve and add").inout(s).spawn([s, add] { *s = *s * 0.5 + add; });
+  });
+  nanort::taskwait();
+  EXPECT_EQ(sum, seq);
+}
+
 // A taskgraph region: recorded at the first encounter, replayed at the later ones (also from
 // another task), per graph id; graph_reset records again; tasks before the region come first.
 void region(nanort_taskgraph **graph, double *x, double delta, std::uint64_t id, int reset,

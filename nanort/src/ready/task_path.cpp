@@ -94,6 +94,16 @@ nanort_status Runtime::submit(Task *task) {
     throw NoDeviceError(why_not);
   }
   Task *parent = current_task();
+  if (parent->updating) [[unlikely]] {  // a taskiter's body run again: its blocks only
+    try {
+      parent->updating->update(*task);
+    } catch (...) {
+      delete task;
+      throw;
+    }
+    delete task;
+    return NANORT_SUCCESS;
+  }
   if (task->reductions) {
     try {
       prepare_reductions(task, parent);
@@ -270,6 +280,10 @@ void Runtime::run_body(Task *task, int lane) {
       task->impl->smp_fn(task->args);
       if (task->recording) [[unlikely]]
         end_abandoned_recording(task);
+      if (task->updating) [[unlikely]] {  // (returned before the replay: nothing to run)
+        task->updating->discard_update();
+        task->updating = nullptr;
+      }
     } catch (const std::exception &e) {
       task->failed = true;
       task->parent->record_error(task->describe() + " threw: " + e.what());
@@ -540,7 +554,7 @@ nanort_status Runtime::collect_errors(Task *task) {
 
 namespace {
 void refuse_while_recording(const Task *task, const char *what) {
-  if (task->recording)
+  if (task->recording || task->updating)
     throw std::invalid_argument(std::string(what) +
                                 " inside a taskiter's body: the replays would not wait there");
 }
@@ -624,6 +638,8 @@ nanort_status Runtime::end_recording(TaskIter *iter, Task *owner) {
 
 nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) {
   if (count == 0) return NANORT_SUCCESS;
+  if (!iter->spoiled().empty())
+    throw std::invalid_argument("taskiter: " + iter->spoiled() + "; nothing more is replayed");
   if (iter->failed())
     throw std::invalid_argument("taskiter: an earlier replay failed; nothing more is replayed");
   if (!iter->built()) {
@@ -706,7 +722,39 @@ nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {
       throw std::invalid_argument("nanort_taskiter_replay: no such taskiter in the calling task "
                                   "(ended already, or begun by another task)");
   }
+  if (owner->updating == iter) {  // the update made since nanort_taskiter_update: complete?
+    owner->updating = nullptr;
+    if (replays == 0) {
+      iter->discard_update();
+    } else {
+      iter->finish_update();
+    }
+  }
   return replay(iter, owner, replays);
+}
+
+nanort_status Runtime::taskiter_update(TaskIter *iter) {
+  Task *owner = current_task();
+  if (owner->updating)
+    throw std::invalid_argument("nanort_taskiter_update: an update is under way in the calling "
+                                "task (nanort_taskiter_replay runs it)");
+  if (owner->recording == iter) {  // the first call: the recording ends, as a replay's would
+    if (nanort_status status = taskiter_replay(iter, 0)) return status;
+  } else {
+    std::lock_guard<std::mutex> guard(taskiters_mutex_);
+    bool found = false;
+    for (const auto &kept : kept_taskiters_) found = found || kept.get() == iter;
+    if (!found || iter->owner() != owner)
+      throw std::invalid_argument("nanort_taskiter_update: no such taskiter in the calling task "
+                                  "(ended already, or begun by another task)");
+  }
+  if (!iter->spoiled().empty())
+    throw std::invalid_argument("taskiter: " + iter->spoiled() + "; nothing more is replayed");
+  if (iter->failed())
+    throw std::invalid_argument("taskiter: an earlier replay failed; nothing more is replayed");
+  iter->begin_update();
+  owner->updating = iter;
+  return NANORT_SUCCESS;
 }
 
 nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
@@ -727,6 +775,14 @@ nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
     if (!recording)
       throw std::invalid_argument("nanort_taskiter_end: no such taskiter records in the calling "
                                   "task (ended already, or begun by another task)");
+  }
+  if (owner->updating == iter) {
+    owner->updating = nullptr;
+    if (replays == 0 || recording->failed()) {
+      iter->discard_update();
+    } else {
+      iter->finish_update();
+    }
   }
   if (recording->failed()) return NANORT_SUCCESS;  // (its failure was returned already)
   return replay(iter, owner, replays);

@@ -88,8 +88,8 @@ void unroll(int *p, int n) {
     #pragma oss task inout(p[0])
     work(p);
   }
-  // expected-error@+1 {{clause 'update' is not supported yet: the replays run the tasks with the argument values of the recorded iterations; drop 'update', or leave the loop without taskiter where the values change}}
-  #pragma oss taskiter update
+  // expected-error@+1 {{clause 'update' takes no argument}}
+  #pragma oss taskiter update(1)
   for (int i = 0; i < n; ++i) {
     #pragma oss task inout(p[0])
     work(p);
