@@ -507,6 +507,12 @@ NANORT_API nanort_status nanort_taskiter_end(nanort_taskiter *iter, uint64_t rep
  * iteration per call). The first call ends the recording; 'replays' may be 0. End with
  * nanort_taskiter_end (which may replay more). iter NULL: does nothing. */
 NANORT_API nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays);
+/* As nanort_taskiter_replay, for replays that more will follow: returns once they are under
+ * way (the last one not waited for), and their results stay on the devices that computed
+ * them. The next call on iter (nanort_taskiter_update excepted, which the next iteration's
+ * body may so overlap with this one's run) waits for them and returns their failures; a
+ * taskwait does not (end with nanort_taskiter_replay or nanort_taskiter_end). */
+NANORT_API nanort_status nanort_taskiter_launch(nanort_taskiter *iter, uint64_t replays);
 /* OmpSs-2's update clause: the next iteration (or group of 'unroll' iterations) runs its body
  * again, so that its tasks' argument blocks (firstprivate values: the loop variable, a time
  * step) are those of that iteration, while their dependences stay matched once. The tasks the

@@ -341,7 +341,9 @@ void taskiter_update(std::uint64_t iterations, Body &&body) {
     for (std::uint64_t i = 1; i < iterations; ++i) {
       detail::check(nanort_taskiter_update(iter));
       body(i);
-      detail::check(nanort_taskiter_replay(iter, 1));
+      // (Launched while more follow: the next body runs during this replay.)
+      detail::check(i + 1 < iterations ? nanort_taskiter_launch(iter, 1)
+                                       : nanort_taskiter_replay(iter, 1));
     }
   } catch (...) {
     nanort_taskiter_end(iter, 0);  // (waits for what ran; the first error wins)

@@ -642,6 +642,14 @@ nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t replays) {
   });
 }
 
+nanort_status nanort_taskiter_launch(nanort_taskiter *iter, uint64_t replays) {
+  if (!iter) return NANORT_SUCCESS;
+  return guarded([&] {
+    return Runtime::get().taskiter_replay(reinterpret_cast<nanort::rt::TaskIter *>(iter),
+                                          replays, true);
+  });
+}
+
 nanort_status nanort_taskiter_update(nanort_taskiter *iter) {
   if (!iter) return NANORT_SUCCESS;
   return guarded([&] {

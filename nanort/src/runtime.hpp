@@ -94,7 +94,8 @@ class Runtime final : public DeviceWork {
   TaskIter *taskiter_begin();
   nanort_status taskiter_end(TaskIter *iter, std::uint64_t replays);
   // The same, keeping 'iter' for more replays (nanort_taskiter_replay).
-  nanort_status taskiter_replay(TaskIter *iter, std::uint64_t replays);
+  // more: nanort_taskiter_launch (returns once they are under way; their results stay).
+  nanort_status taskiter_replay(TaskIter *iter, std::uint64_t replays, bool more = false);
   // nanort_taskiter_update: the calling task's next submits update 'iter''s tasks.
   nanort_status taskiter_update(TaskIter *iter);
   // nanort_taskgraph_begin / _end: a recording kept per (construct, graph id), replayed at the
@@ -161,6 +162,8 @@ class Runtime final : public DeviceWork {
     // replays start, nothing in the runtime depends on them yet). They go home with the last
     // replay's, or at the flush.
     if (task->replay && task->replay_index != kGraphLauncher) return false;
+    // Graph launches with more to come (nanort_taskiter_launch): the next ones read them.
+    if (task->replay && !task->replay->last_replay()) return false;
     return config_.eager_write_back && !task->accesses.empty() && task->parent &&
            task->parent->child_domain && !task->parent->child_domain->has_successors(task);
   }
@@ -237,7 +240,10 @@ class Runtime final : public DeviceWork {
   // Taskiter and taskgraph: the end of a recording (waits for its tasks; throws when it
   // cannot be replayed), and 'count' replays of a recorded graph by 'owner'.
   nanort_status end_recording(TaskIter *iter, Task *owner);
-  nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count);
+  // 'more': the last of them is not waited for (settle waits, at the next call on iter) and
+  // its results stay on the devices (more replays follow).
+  nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count, bool more = false);
+  nanort_status settle(TaskIter *iter, Task *owner);
   // After a replay whose tasks all ran on one CUDA GPU: later replays are graph launches
   // there (NANORT_TASKITER_GRAPH); false when they cannot be.
   bool try_graph_replays(TaskIter *iter);

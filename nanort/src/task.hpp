@@ -196,10 +196,9 @@ struct Task {
   // place in it; for a task recorded ('replayed' false), the recording it is in (its launch
   // tells where the recorded iteration ran); for a task that launches whole replays as CUDA
   // Graphs ('replayed' false, replay_index kGraphLauncher), the recording it launches.
+  // (Also while the body makes an update of that recording, nanort_taskiter_update: then the
+  // tasks it submits give their argument blocks to the recorded ones instead of running.)
   TaskIter *recording = nullptr;
-  // The taskiter whose update this task's body makes (nanort_taskiter_update): the tasks it
-  // submits give their argument blocks to that recording's tasks instead of running.
-  TaskIter *updating = nullptr;
   TaskIter *replay = nullptr;  // (its place in it: replay_index, below)
 
   // Argument block: inline when small, 16-byte aligned either way.

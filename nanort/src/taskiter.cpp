@@ -137,6 +137,10 @@ void TaskIter::update(const Task &task) {
 
 void TaskIter::finish_update() {
   updating_ = false;
+  if (!spoiled_.empty()) {  // (said at the submit that spoiled it; the replay says it again)
+    discard_update();
+    return;
+  }
   if (updated_ != recorded_.size()) {
     const std::string what = "taskiter: an updated iteration created " +
                              std::to_string(updated_) + " tasks, the recorded one " +

@@ -96,6 +96,10 @@ class TaskIter {
   bool ended(Task *task);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
   bool last_replay() const { return last_; }
+  void set_last(bool last) { last_ = last; }
+  // A replay left running by nanort_taskiter_launch (the owner's thread only): the next call
+  // on the taskiter waits for it (Runtime::settle); a graph launcher's, or a task-by-task one.
+  bool in_flight = false, in_flight_graph = false;
   // The task has successors in the graph (its results are read again within the iteration).
   bool has_successors(const Task *task) const {
     return !recorded_[task->replay_index].successors.empty();
@@ -118,6 +122,9 @@ class TaskIter {
   int graph_device = -1;
   int graph_index = 0;
   std::vector<Access> graph_accesses;
+  // By the device that launches the graphs: how often one was captured (and instantiated) for
+  // this recording, and how often an instantiated one only took new kernel parameters.
+  std::atomic<int> graph_captures{0}, graph_updates{0};
   void fail() { failed_.store(true, std::memory_order_release); }
   // Its owner returned while it recorded: no call may use it any more.
   void abandon() { owner_ = nullptr; }

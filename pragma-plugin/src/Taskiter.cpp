@@ -206,17 +206,20 @@ void Lowerer::lowerTaskiter(const Pragma &P, const Candidate &Cand) {
     emitTripCount(Head, P, Loop, "_ti");
     emitUnrollCount(Head, P, Unroll, At);
     Head << "int nanort_ti_open = 0;\n";
+    // (A group replayed while an updated group follows is launched, not waited for: the
+    // next group's body runs meanwhile, and its results stay on the device.)
     Enter << "{ if (nanort_ti_k % nanort_ti_u == 0) {\n"
-             "if (nanort_ti_open) { nanort_ti_open = 0; "
-             "nanort_check(nanort_taskiter_replay(nanort_ti, 1), "
+             "int nanort_ti_more = nanort_ti && nanort_ti_k && "
+             "nanort_ti_k <= nanort_ti_reps * nanort_ti_u;\n"
+             "if (nanort_ti_open) { nanort_ti_open = 0; nanort_check(nanort_ti_more ? "
+             "nanort_taskiter_launch(nanort_ti, 1) : nanort_taskiter_replay(nanort_ti, 1), "
           << Where
           << "); }\n"
              "if (nanort_ti_k == 0) { if (nanort_ti_reps) "
              "nanort_check(nanort_taskiter_begin(&nanort_ti), "
           << Where
           << "); }\n"
-             "else if (nanort_ti && nanort_ti_k <= nanort_ti_reps * nanort_ti_u) { "
-             "nanort_check(nanort_taskiter_update(nanort_ti), "
+             "else if (nanort_ti_more) { nanort_check(nanort_taskiter_update(nanort_ti), "
           << Where
           << "); nanort_ti_open = 1; }\n"
              "else if (nanort_ti) { nanort_check(nanort_taskiter_end(nanort_ti, 0), "

@@ -723,6 +723,45 @@ TEST_F(Cuda, TaskiterReplaysAsOneCudaGraphPerIteration) {
   EXPECT_EQ(x[0], iterations * (1 + 6));
 }
 
+// Taskiter with update (OmpSs-2's clause): every iteration's body runs and gives its own
+// values (here the value added, the iteration's number) to the recorded kernels; the replays
+// are still one graph launch each, its kernels' parameters updated in the instantiated graph.
+// Results: those of the loop run task by task.
+TEST_F(Cuda, TaskiterUpdateGivesEachGraphLaunchItsIterationsValues) {
+  constexpr int n = 1 << 16, fn = 1 << 12, iterations = 30;
+  std::vector<int> x_seq(n, 0), x(n, 0);
+  std::vector<float> fx(fn), fy_seq(fn, 1.0f), fy(fn, 1.0f);
+  for (int i = 0; i < fn; ++i) fx[i] = static_cast<float>(i % 13);
+  for (int it = 0; it < iterations; ++it) taskiter_iteration(x_seq, fx, fy_seq, it);
+  ASSERT_OK(nanort_taskwait());
+
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  taskiter_iteration(x, fx, fy, 0);
+  int graph_device = -1;
+  for (int it = 1; it < iterations; ++it) {
+    ASSERT_OK(nanort_taskiter_update(iter));
+    taskiter_iteration(x, fx, fy, it);
+    ASSERT_OK(nanort_taskiter_replay(iter, 1));
+    if (it == 1) graph_device = reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device;
+  }
+  auto *recorded = reinterpret_cast<nanort::rt::TaskIter *>(iter);
+  const int captures = recorded->graph_captures.load(), updates = recorded->graph_updates.load();
+  ASSERT_OK(nanort_taskiter_end(iter, 0));
+  ASSERT_OK(nanort_taskwait());
+  const char *mode = std::getenv("NANORT_TASKITER_GRAPH");
+  if (!mode || std::string(mode) != "off") {
+    EXPECT_GE(graph_device, 0) << "the replays did not become graph launches";
+    // One capture (the first replay's); every later replay only set the changed kernels'
+    // parameters in the instantiated graph.
+    EXPECT_EQ(captures, 1);
+    EXPECT_EQ(updates, iterations - 2);
+  }
+  EXPECT_EQ(x, x_seq);
+  EXPECT_EQ(fy, fy_seq);
+  EXPECT_EQ(x[0], 3 * (iterations * (iterations - 1) / 2) + iterations);
+}
+
 // A CPU task in the iteration: no graph (the replays go on task by task), same results.
 TEST_F(Cuda, TaskiterWithACpuTaskReplaysTaskByTask) {
   constexpr int n = 1 << 12, iterations = 10;

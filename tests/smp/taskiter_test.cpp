@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -529,6 +531,47 @@ TEST(TaskiterUpdate, EveryIterationRunsWithItsOwnArgumentsAsTheSequentialRun) {
   EXPECT_EQ(b, b_seq);
   EXPECT_EQ(c, c_seq);
   EXPECT_EQ(c[blocks - 1], static_cast<double>(blocks * (iterations * (iterations - 1) / 2)));
+}
+
+// nanort_taskiter_launch: a replay not waited for, so that the next iteration's body runs
+// meanwhile; the next call waits. Each task waits until the program has seen its launch
+// return (a gate the program opens then; a launch that waited for its replay would leave the
+// task to give up after 20 s, which the test counts). The results are the sequential run's.
+std::atomic<long> gate{-1}, gave_up{0};
+void gated_add(const Step &s) {
+  const auto start = std::chrono::steady_clock::now();
+  while (gate.load() < s.k && std::chrono::steady_clock::now() - start < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  if (gate.load() < s.k) gave_up.fetch_add(1);
+  s.a[0] = s.a[0] * 2 + static_cast<double>(s.k);
+}
+
+TEST(TaskiterUpdate, LaunchedReplaysRunWhileTheNextBodyRuns) {
+  constexpr long iterations = 12;
+  double seq = 1;
+  for (long it = 0; it < iterations; ++it) seq = seq * 2 + static_cast<double>(it);
+  double x = 1;
+  gate.store(0);
+  gave_up.store(0);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({gated_add, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  for (long it = 1; it < iterations; ++it) {
+    ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+    ASSERT_EQ(spawn({gated_add, &x, nullptr, 0, it}, {{&x, sizeof x, NANORT_INOUT}}),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+    if (it + 1 < iterations) {
+      ASSERT_EQ(nanort_taskiter_launch(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+      gate.store(it);  // (its task ran on only now)
+    } else {
+      gate.store(it);
+      ASSERT_EQ(nanort_taskiter_replay(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+    }
+  }
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(x, seq);
+  EXPECT_EQ(gave_up.load(), 0);
 }
 
 TEST(TaskiterUpdate, EndWithReplaysUsesTheUpdateAndWithoutDropsIt) {

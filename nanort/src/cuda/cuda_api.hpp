@@ -27,7 +27,8 @@
   X(cuCtxGetCurrent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttributes)   \
   X(cuLaunchHostFunc) X(cuStreamBeginCapture) X(cuStreamEndCapture)                           \
   X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy) \
-  X(cuGraphDebugDotPrint) X(cuEventElapsedTime)
+  X(cuGraphDebugDotPrint) X(cuEventElapsedTime) X(cuGraphGetRootNodes)                      \
+  X(cuGraphNodeGetDependentNodes) X(cuGraphExecKernelNodeSetParams)
 
 namespace nanort::rt::cuda {
 

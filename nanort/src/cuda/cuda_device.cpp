@@ -323,9 +323,7 @@ class CudaDevice final : public Accelerator {
     memory_.reset();
     for (auto &[module, loaded] : modules_)
       if (loaded.module) cu_.cuModuleUnload(loaded.module);
-    graphs_.clear([&](ReplayGraph &graph) {
-      if (graph.exec) cu_.cuGraphExecDestroy(graph.exec);
-    });
+    graphs_.clear([&](ReplayGraph &graph) { graph.release(cu_); });
     for (CUstream stream : {compute_[0], compute_[1], to_device_, to_host_, from_peers_})
       cu_.cuStreamDestroy(stream);
     if (capture_) cu_.cuStreamDestroy(capture_);
@@ -536,6 +534,7 @@ class CudaDevice final : public Accelerator {
     // parameters' values (device addresses included).
     std::vector<KernelLaunch> kernels(tasks.size());
     ReplaySignature signature;
+    std::vector<std::size_t> ends;  // where each kernel's part of the signature ends
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       KernelLaunch &kernel = kernels[k];
       prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel, true);
@@ -549,14 +548,19 @@ class CudaDevice final : public Accelerator {
       const std::size_t bytes = kernel.values.size();
       add(&bytes, sizeof bytes);
       add(kernel.values.data(), bytes);
+      ends.push_back(signature.size());
     }
     // (A new recording of the same kernels on the same data takes over the graph made for an
     // earlier one: no capture, no instantiation, no upload.)
     ReplayGraph &graph = graphs_.entry(key, signature, [&](ReplayGraph &oldest) {
       launcher_->drain();  // (a launch handed over may name it)
-      if (oldest.exec) cu_.cuGraphExecDestroy(oldest.exec);
+      oldest.release(cu_);
     });
-    const bool capture = !graph.exec || signature != graph.signature;
+    bool capture = !graph.exec || signature != graph.signature;
+    if (capture && update_in_place(graph, kernels, signature, ends)) {
+      capture = false;
+      task.replay->graph_updates.fetch_add(1, std::memory_order_relaxed);
+    }
     if (capture) {
       if (!capture_) NANORT_CU_CHECK(cuStreamCreate(&capture_, CU_STREAM_NON_BLOCKING));
       NANORT_CU_CHECK(cuStreamBeginCapture(capture_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
@@ -573,19 +577,22 @@ class CudaDevice final : public Accelerator {
         cu_.cuGraphDebugDotPrint(captured, dot, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE);
       CUgraphExec exec = nullptr;
       const CUresult status = cu_.cuGraphInstantiateWithFlags(&exec, captured, 0);
-      cu_.cuGraphDestroy(captured);
-      if (status != CUDA_SUCCESS)
+      if (status != CUDA_SUCCESS) {
+        cu_.cuGraphDestroy(captured);
         throw CudaError(status, "instantiating the CUDA Graph of a taskiter's " +
                                     std::to_string(tasks.size()) + " kernels failed with " +
                                     error_text(status));
-      // (An instance still running is freed once it ends; one handed over is launched first.)
-      if (graph.exec) {
-        launcher_->drain();
-        cu_.cuGraphExecDestroy(graph.exec);
       }
+      // (An instance still running is freed once it ends; one handed over is launched first.)
+      if (graph.exec) launcher_->drain();
+      graph.release(cu_);
       graph.exec = exec;
+      graph.graph = captured;
+      graph.nodes = chain_nodes(captured, kernels.size());
       graph.signature = std::move(signature);
+      graph.ends = std::move(ends);
       ++graph.captures;
+      task.replay->graph_captures.fetch_add(1, std::memory_order_relaxed);
     }
     KernelLaunch &launch = launch_;
     launch.clear();
@@ -607,10 +614,86 @@ class CudaDevice final : public Accelerator {
 
   struct ReplayGraph {
     CUgraphExec exec = nullptr;
-    ReplaySignature signature;  // of its kernels, as captured (launch_graph)
-    int captures = 0;
+    CUgraph graph = nullptr;          // what it was instantiated from (its nodes name kernels)
+    std::vector<CUgraphNode> nodes;   // the kernels' nodes in launch order; empty: none known
+    ReplaySignature signature;  // of its kernels, as captured or updated (launch_graph)
+    std::vector<std::size_t> ends;    // where each kernel's part of it ends
+    int captures = 0, updates = 0;
     bool made() const { return exec != nullptr; }
+    void release(const Driver &cu) {
+      if (exec) cu.cuGraphExecDestroy(exec);
+      if (graph) cu.cuGraphDestroy(graph);
+      exec = nullptr;
+      graph = nullptr;
+      nodes.clear();
+    }
   };
+
+  // The kernel nodes of a graph captured from one stream, in launch order (a chain from its
+  // root); empty where it is not a chain of 'count' nodes.
+  std::vector<CUgraphNode> chain_nodes(CUgraph graph, std::size_t count) const {
+    std::vector<CUgraphNode> nodes;
+    CUgraphNode node = nullptr;
+    std::size_t n = 1;
+    if (cu_.cuGraphGetRootNodes(graph, &node, &n) != CUDA_SUCCESS || n != 1) return {};
+    while (node) {
+      nodes.push_back(node);
+      CUgraphNode next[2] = {nullptr, nullptr};
+      n = 2;
+      if (cu_.cuGraphNodeGetDependentNodes(node, next, nullptr, &n) != CUDA_SUCCESS || n > 1)
+        return {};
+      node = n ? next[0] : nullptr;
+    }
+    if (nodes.size() != count) return {};
+    return nodes;
+  }
+
+  // A replay whose kernels are those of the graph with other parameter values (a taskiter's
+  // update: the iteration's own firstprivate values; or data moved to other addresses): the
+  // nodes whose values changed take the new ones in the instantiated graph
+  // (cuGraphExecKernelNodeSetParams), instead of a capture and an instantiation. False where
+  // anything else changed (a kernel, its grid, block, shared memory or parameter sizes).
+  bool update_in_place(ReplayGraph &graph, const std::vector<KernelLaunch> &kernels,
+                       const ReplaySignature &signature, const std::vector<std::size_t> &ends) {
+    if (!graph.exec || graph.nodes.size() != kernels.size() || graph.ends != ends) return false;
+    // Each kernel's shape: the bytes before its parameter values (function, grid, block,
+    // shared memory, the values' size) must be the same.
+    std::vector<std::size_t> changed;
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      const std::size_t begin = k ? ends[k - 1] : 0, values = ends[k] - kernels[k].values.size();
+      if (!std::equal(signature.begin() + static_cast<std::ptrdiff_t>(begin),
+                      signature.begin() + static_cast<std::ptrdiff_t>(values),
+                      graph.signature.begin() + static_cast<std::ptrdiff_t>(begin)))
+        return false;
+      if (!std::equal(signature.begin() + static_cast<std::ptrdiff_t>(values),
+                      signature.begin() + static_cast<std::ptrdiff_t>(ends[k]),
+                      graph.signature.begin() + static_cast<std::ptrdiff_t>(values)))
+        changed.push_back(k);
+    }
+    launcher_->drain();  // (a launch of the instance handed over is made before it changes)
+    for (std::size_t k : changed) {
+      const KernelLaunch &kernel = kernels[k];
+      SmallVector<void *, 16> parameters;
+      for (std::uint32_t start : kernel.at)
+        parameters.push_back(const_cast<unsigned char *>(kernel.values.data()) + start);
+      CUDA_KERNEL_NODE_PARAMS params{};
+      params.func = kernel.function;
+      params.gridDimX = kernel.grid[0];
+      params.gridDimY = kernel.grid[1];
+      params.gridDimZ = kernel.grid[2];
+      params.blockDimX = kernel.block[0];
+      params.blockDimY = kernel.block[1];
+      params.blockDimZ = kernel.block[2];
+      params.sharedMemBytes = kernel.shared_bytes;
+      params.kernelParams = parameters.begin();
+      if (cu_.cuGraphExecKernelNodeSetParams(graph.exec, graph.nodes[k], &params) !=
+          CUDA_SUCCESS)
+        return false;  // (captured again: the instance is replaced whole)
+    }
+    graph.signature = signature;
+    ++graph.updates;
+    return true;
+  }
 
   struct Loaded {
     CUmodule module = nullptr;

@@ -94,9 +94,10 @@ nanort_status Runtime::submit(Task *task) {
     throw NoDeviceError(why_not);
   }
   Task *parent = current_task();
-  if (parent->updating) [[unlikely]] {  // a taskiter's body run again: its blocks only
+  if (parent->recording && parent->recording->updating()) [[unlikely]] {
+    // A taskiter's body run again (nanort_taskiter_update): its argument block only.
     try {
-      parent->updating->update(*task);
+      parent->recording->update(*task);
     } catch (...) {
       delete task;
       throw;
@@ -280,10 +281,6 @@ void Runtime::run_body(Task *task, int lane) {
       task->impl->smp_fn(task->args);
       if (task->recording) [[unlikely]]
         end_abandoned_recording(task);
-      if (task->updating) [[unlikely]] {  // (returned before the replay: nothing to run)
-        task->updating->discard_update();
-        task->updating = nullptr;
-      }
     } catch (const std::exception &e) {
       task->failed = true;
       task->parent->record_error(task->describe() + " threw: " + e.what());
@@ -554,7 +551,7 @@ nanort_status Runtime::collect_errors(Task *task) {
 
 namespace {
 void refuse_while_recording(const Task *task, const char *what) {
-  if (task->recording || task->updating)
+  if (task->recording)
     throw std::invalid_argument(std::string(what) +
                                 " inside a taskiter's body: the replays would not wait there");
 }
@@ -594,6 +591,11 @@ void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1,
 // Taskiter
 
 void Runtime::end_abandoned_recording(Task *task) {
+  if (task->recording->updating()) {  // (returned before the replay: the update goes unused)
+    task->recording->discard_update();
+    task->recording = nullptr;
+    return;
+  }
   {
     // What it recorded are ordinary children that run on and tell it where they launch: it
     // stays until the runtime stops.
@@ -636,7 +638,20 @@ nanort_status Runtime::end_recording(TaskIter *iter, Task *owner) {
   return collect_errors(owner);  // (a failure: nothing more runs)
 }
 
-nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) {
+nanort_status Runtime::settle(TaskIter *iter, Task *owner) {
+  if (!iter->in_flight) return NANORT_SUCCESS;
+  if (iter->in_flight_graph)
+    wait_for_children(owner, 0);
+  else
+    wait_until([iter] { return iter->replay_done(); });
+  iter->in_flight = iter->in_flight_graph = false;
+  nanort_status status = collect_errors(owner);
+  if (status) iter->fail();
+  return status;
+}
+
+nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count, bool more) {
+  if (nanort_status status = settle(iter, owner)) return status;
   if (count == 0) return NANORT_SUCCESS;
   if (!iter->spoiled().empty())
     throw std::invalid_argument("taskiter: " + iter->spoiled() + "; nothing more is replayed");
@@ -653,11 +668,15 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
   std::uint64_t k = 0;
   for (; k < count && !iter->failed(); ++k) {
     if (iter->graph_device >= 0 || try_graph_replays(iter)) break;
-    iter->arm(roots, k + 1 == count, owner);
+    iter->arm(roots, k + 1 == count && !more, owner);
     for (std::size_t i = 0; i < iter->size(); ++i) observer_->task_created();
     ReadyList ready;
     for (Task *root : roots) ready.push_back(root);
     push_ready(ready);
+    if (more && k + 1 == count) {  // (nanort_taskiter_launch: waited for at the next call)
+      iter->in_flight = true;
+      return NANORT_SUCCESS;
+    }
     wait_until([iter] { return iter->replay_done(); });
   }
   if (k < count && iter->graph_device >= 0 && !iter->failed()) {
@@ -674,7 +693,12 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count) 
     launcher->wanted_index = iter->graph_index;
     launcher->replay = iter;  // (and not replayed: the graph's launches, CudaDevice::launch)
     launcher->replay_index = kGraphLauncher;
+    iter->set_last(!more);  // (more to come: its results stay on the device)
     if (nanort_status status = submit(launcher)) return status;
+    if (more) {
+      iter->in_flight = iter->in_flight_graph = true;
+      return NANORT_SUCCESS;
+    }
     wait_for_children(owner, 0);
     nanort_status status = collect_errors(owner);
     if (status) iter->fail();
@@ -702,9 +726,20 @@ bool Runtime::try_graph_replays(TaskIter *iter) {
   return true;
 }
 
-nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {
+nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays, bool more) {
   Task *owner = current_task();
-  if (owner->recording == iter) {  // the first call: the recording ends, the graph is kept
+  if (owner->recording == iter && iter->updating()) {  // the update made since _update
+    owner->recording = nullptr;
+    if (nanort_status status = settle(iter, owner)) {  // (the replay before: tasks idle)
+      iter->discard_update();
+      return status;
+    }
+    if (replays == 0) {
+      iter->discard_update();
+    } else {
+      iter->finish_update();
+    }
+  } else if (owner->recording == iter) {  // the first call: the recording ends, the graph is kept
     std::unique_ptr<TaskIter> kept(iter);
     nanort_status status = end_recording(iter, owner);
     if (status) iter->fail();  // (the recorded iteration failed: nothing is replayed)
@@ -722,20 +757,12 @@ nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays) {
       throw std::invalid_argument("nanort_taskiter_replay: no such taskiter in the calling task "
                                   "(ended already, or begun by another task)");
   }
-  if (owner->updating == iter) {  // the update made since nanort_taskiter_update: complete?
-    owner->updating = nullptr;
-    if (replays == 0) {
-      iter->discard_update();
-    } else {
-      iter->finish_update();
-    }
-  }
-  return replay(iter, owner, replays);
+  return replay(iter, owner, replays, more);
 }
 
 nanort_status Runtime::taskiter_update(TaskIter *iter) {
   Task *owner = current_task();
-  if (owner->updating)
+  if (owner->recording && owner->recording->updating())
     throw std::invalid_argument("nanort_taskiter_update: an update is under way in the calling "
                                 "task (nanort_taskiter_replay runs it)");
   if (owner->recording == iter) {  // the first call: the recording ends, as a replay's would
@@ -753,13 +780,15 @@ nanort_status Runtime::taskiter_update(TaskIter *iter) {
   if (iter->failed())
     throw std::invalid_argument("taskiter: an earlier replay failed; nothing more is replayed");
   iter->begin_update();
-  owner->updating = iter;
+  owner->recording = iter;  // (updating: its submits go to the recording, not run)
   return NANORT_SUCCESS;
 }
 
 nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
   Task *owner = current_task();
   std::unique_ptr<TaskIter> recording;
+  const bool updated = owner->recording == iter && iter->updating();
+  if (updated) owner->recording = nullptr;  // (kept below; its update used or dropped there)
   if (owner->recording == iter) {  // (before 'iter' is read: it may be gone)
     recording.reset(iter);
     if (nanort_status status = end_recording(iter, owner)) return status;
@@ -776,8 +805,11 @@ nanort_status Runtime::taskiter_end(TaskIter *iter, std::uint64_t replays) {
       throw std::invalid_argument("nanort_taskiter_end: no such taskiter records in the calling "
                                   "task (ended already, or begun by another task)");
   }
-  if (owner->updating == iter) {
-    owner->updating = nullptr;
+  if (nanort_status status = settle(iter, owner)) {
+    if (updated) iter->discard_update();
+    return status;
+  }
+  if (updated) {
     if (replays == 0 || recording->failed()) {
       iter->discard_update();
     } else {
