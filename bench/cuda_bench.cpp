@@ -290,7 +290,8 @@ void overhead(Raw &raw, int tasks, int reps) {
   std::vector<int> x(kWidth, 0);
   std::vector<int> own(static_cast<std::size_t>(tasks) * 64, 0);  // 256-byte slots
   std::vector<double> raw_chain, raw_own, raw_pattern, nanort_chain, nanort_own, submit_chain,
-      submit_own, submit_raw, raw_graph, replay_chain, replay_own;
+      submit_own, submit_raw, raw_graph, replay_chain, replay_own, update_chain;
+  std::vector<unsigned char> touched(kWidth, 0);  // the updated chain's buffer
   CUevent events[4] = {};
   for (CUevent &event : events) RAW(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
   // The raw chain as a CUDA Graph, made by hand: captured once (this thread's launches only:
@@ -400,6 +401,37 @@ void overhead(Raw &raw, int tasks, int reps) {
         submit(kIncSite, IncArgs{slot}, {}, {{slot, kWidth * sizeof(int)}}, NANORT_INOUT, kWidth);
       }
     });
+    // Updated (taskiter update): the chain's iterations each write their own value, so every
+    // iteration's body runs and updates the recorded tasks' arguments; iterations launched
+    // while more follow (nanort_taskiter_launch), as the plugin's counted loops do.
+    // Timed from the second updated iteration's start to the last one's end (the first
+    // ends the recording and may capture the graph).
+    {
+      constexpr int iterations = 2 + kReplays;
+      nanort_taskiter *iter = nullptr;
+      check_nanort(nanort_taskiter_begin(&iter), "taskiter_begin");
+      Clock::time_point start{};
+      for (int it = 0; it <= iterations; ++it) {
+        if (it == 2) start = Clock::now();
+        if (it > 0) check_nanort(nanort_taskiter_update(iter), "taskiter_update");
+        const auto v = static_cast<unsigned char>(it + 1);
+        for (int i = 0; i < tasks; ++i)
+          submit(kTouchSite, TouchArgs{touched.data(), kWidth - 1, v}, {},
+                 {{touched.data(), kWidth}}, NANORT_INOUT, 1);
+        if (it > 0)
+          check_nanort(it < iterations ? nanort_taskiter_launch(iter, 1)
+                                       : nanort_taskiter_replay(iter, 1),
+                       "taskiter_launch");
+      }
+      if (rep >= 0) update_chain.push_back(seconds_since(start) / (iterations - 1) / tasks * 1e6);
+      check_nanort(nanort_taskiter_end(iter, 0), "taskiter_end");
+      // (Its buffer alone comes home: the other patterns' data stays on the GPU, as before.)
+      const void *address = touched.data();
+      const std::size_t bytes = touched.size();
+      check_nanort(nanort_taskwait_on(&address, &bytes, 1), "taskwait_on");
+      check(touched[0] == iterations + 1 && touched[kWidth - 1] == iterations + 1,
+            "the updated chain's last value");
+    }
   }
   check_nanort(nanort_taskwait(), "taskwait");
   const int runs = reps + 1;
@@ -429,6 +461,9 @@ void overhead(Raw &raw, int tasks, int reps) {
               "nanort chain replayed (taskiter)", pc, pc - rc);
   std::printf("   %-44s %8.2f   (+%.2f us against the raw loop)\n",
               "nanort independent replayed (taskiter)", po, po - ro);
+  const double pu = median(update_chain);
+  std::printf("   %-44s %8.2f   (+%.2f us against the raw loop)\n",
+              "nanort chain updated (taskiter update)", pu, pu - rc);
   RAW(cuGraphExecDestroy(graph_exec));
   RAW(cuGraphDestroy(graph));
   for (CUevent event : events) RAW(cuEventDestroy(event));

@@ -742,7 +742,12 @@ TEST_F(Cuda, TaskiterUpdateGivesEachGraphLaunchItsIterationsValues) {
   for (int it = 1; it < iterations; ++it) {
     ASSERT_OK(nanort_taskiter_update(iter));
     taskiter_iteration(x, fx, fy, it);
-    ASSERT_OK(nanort_taskiter_replay(iter, 1));
+    // Every other one launched, not waited for (the next body runs meanwhile), as the
+    // plugin's counted loops do; the others waited for; the last one waited for.
+    if (it % 2 && it + 1 < iterations)
+      ASSERT_OK(nanort_taskiter_launch(iter, 1));
+    else
+      ASSERT_OK(nanort_taskiter_replay(iter, 1));
     if (it == 1) graph_device = reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device;
   }
   auto *recorded = reinterpret_cast<nanort::rt::TaskIter *>(iter);
