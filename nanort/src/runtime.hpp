@@ -244,6 +244,8 @@ class Runtime final : public DeviceWork {
   // its results stay on the devices (more replays follow).
   nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count, bool more = false);
   nanort_status settle(TaskIter *iter, Task *owner);
+  // Throws (naming 'call') unless 'iter' is a kept taskiter of 'owner'.
+  void check_kept(TaskIter *iter, Task *owner, const char *call);
   // After a replay whose tasks all ran on one CUDA GPU: later replays are graph launches
   // there (NANORT_TASKITER_GRAPH); false when they cannot be.
   bool try_graph_replays(TaskIter *iter);

@@ -749,15 +749,19 @@ nanort_status Runtime::taskiter_replay(TaskIter *iter, std::uint64_t replays, bo
     }
     if (status) return status;
   } else {
-    // (Looked up before 'iter' is read: it may be gone.)
-    std::lock_guard<std::mutex> guard(taskiters_mutex_);
-    bool found = false;
-    for (const auto &kept : kept_taskiters_) found = found || kept.get() == iter;
-    if (!found || iter->owner() != owner)
-      throw std::invalid_argument("nanort_taskiter_replay: no such taskiter in the calling task "
-                                  "(ended already, or begun by another task)");
+    check_kept(iter, owner, "nanort_taskiter_replay");
   }
   return replay(iter, owner, replays, more);
+}
+
+void Runtime::check_kept(TaskIter *iter, Task *owner, const char *call) {
+  // (Looked up before 'iter' is read: it may be gone.)
+  std::lock_guard<std::mutex> guard(taskiters_mutex_);
+  bool found = false;
+  for (const auto &kept : kept_taskiters_) found = found || kept.get() == iter;
+  if (!found || iter->owner() != owner)
+    throw std::invalid_argument(std::string(call) + ": no such taskiter in the calling task "
+                                "(ended already, or begun by another task)");
 }
 
 nanort_status Runtime::taskiter_update(TaskIter *iter) {
@@ -768,12 +772,7 @@ nanort_status Runtime::taskiter_update(TaskIter *iter) {
   if (owner->recording == iter) {  // the first call: the recording ends, as a replay's would
     if (nanort_status status = taskiter_replay(iter, 0)) return status;
   } else {
-    std::lock_guard<std::mutex> guard(taskiters_mutex_);
-    bool found = false;
-    for (const auto &kept : kept_taskiters_) found = found || kept.get() == iter;
-    if (!found || iter->owner() != owner)
-      throw std::invalid_argument("nanort_taskiter_update: no such taskiter in the calling task "
-                                  "(ended already, or begun by another task)");
+    check_kept(iter, owner, "nanort_taskiter_update");
   }
   if (!iter->spoiled().empty())
     throw std::invalid_argument("taskiter: " + iter->spoiled() + "; nothing more is replayed");
