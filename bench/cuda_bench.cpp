@@ -404,8 +404,8 @@ void overhead(Raw &raw, int tasks, int reps) {
     // Updated (taskiter update): the chain's iterations each write their own value, so every
     // iteration's body runs and updates the recorded tasks' arguments; iterations launched
     // while more follow (nanort_taskiter_launch), as the plugin's counted loops do.
-    // Timed from the second updated iteration's start to the last one's end (the first
-    // ends the recording and may capture the graph).
+    // Timed from the second updated iteration's start to the last one's end (the first ends
+    // the recording and captures the graph: it is waited for, not launched).
     {
       constexpr int iterations = 2 + kReplays;
       nanort_taskiter *iter = nullptr;
@@ -419,8 +419,8 @@ void overhead(Raw &raw, int tasks, int reps) {
           submit(kTouchSite, TouchArgs{touched.data(), kWidth - 1, v}, {},
                  {{touched.data(), kWidth}}, NANORT_INOUT, 1);
         if (it > 0)
-          check_nanort(it < iterations ? nanort_taskiter_launch(iter, 1)
-                                       : nanort_taskiter_replay(iter, 1),
+          check_nanort(it > 1 && it < iterations ? nanort_taskiter_launch(iter, 1)
+                                                 : nanort_taskiter_replay(iter, 1),
                        "taskiter_launch");
       }
       if (rep >= 0) update_chain.push_back(seconds_since(start) / (iterations - 1) / tasks * 1e6);

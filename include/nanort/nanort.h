@@ -510,8 +510,8 @@ NANORT_API nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t 
 /* As nanort_taskiter_replay, for replays that more will follow: returns once they are under
  * way (the last one not waited for), and their results stay on the devices that computed
  * them. The next call on iter (nanort_taskiter_update excepted, which the next iteration's
- * body may so overlap with this one's run) waits for them and returns their failures; a
- * taskwait does not (end with nanort_taskiter_replay or nanort_taskiter_end). */
+ * body may so overlap with this one's run), a taskwait of the calling task, or its end waits
+ * for them and returns their failures; after a failure nothing more is replayed. */
 NANORT_API nanort_status nanort_taskiter_launch(nanort_taskiter *iter, uint64_t replays);
 /* OmpSs-2's update clause: the next iteration (or group of 'unroll' iterations) runs its body
  * again, so that its tasks' argument blocks (firstprivate values: the loop variable, a time

@@ -276,7 +276,10 @@ void Runtime::stop() {
     std::lock_guard<std::mutex> guard(roots_mutex_);
     roots = roots_;
   }
-  for (Task *root : roots) wait_for_children(root, 0);
+  for (Task *root : roots) {
+    settle_owned(root, false);  // (replays a thread launched and never ended)
+    wait_for_children(root, 0);
+  }
   if (directory_) {
     try {
       directory_->flush();

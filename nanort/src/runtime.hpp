@@ -243,7 +243,10 @@ class Runtime final : public DeviceWork {
   // 'more': the last of them is not waited for (settle waits, at the next call on iter) and
   // its results stay on the devices (more replays follow).
   nanort_status replay(TaskIter *iter, Task *owner, std::uint64_t count, bool more = false);
-  nanort_status settle(TaskIter *iter, Task *owner);
+  // Waits for a replay nanort_taskiter_launch left running (and, with 'collect', returns the
+  // owner's failures, failing the taskiter); settle_owned: every one 'owner' left running.
+  nanort_status settle(TaskIter *iter, Task *owner, bool collect = true);
+  nanort_status settle_owned(Task *owner, bool collect);
   // Throws (naming 'call') unless 'iter' is a kept taskiter of 'owner'.
   void check_kept(TaskIter *iter, Task *owner, const char *call);
   // After a replay whose tasks all ran on one CUDA GPU: later replays are graph launches
@@ -291,6 +294,7 @@ class Runtime final : public DeviceWork {
   // Taskiters whose recording ended and that nanort_taskiter_replay keeps for more replays.
   std::mutex taskiters_mutex_;
   std::vector<std::unique_ptr<TaskIter>> kept_taskiters_;
+  std::atomic<int> replays_in_flight_{0};  // launched, not yet settled (settle_owned's test)
   // Taskgraphs: per (construct, graph id), the recording kept (null: none yet, or dropped
   // after a failure) and whether an encounter records or replays it now.
   struct TaskGraph {

@@ -62,7 +62,11 @@ class TaskIter {
   // The update is complete: its blocks become the recorded ones, and the replayed tasks'
   // own (they are between replays).
   void finish_update();
-  void discard_update() { update_args_.clear(); updated_ = 0; }
+  void discard_update() {
+    update_args_.clear();
+    updated_ = 0;
+    updating_ = false;
+  }
   bool updating() const { return updating_; }
   std::size_t size() const { return recorded_.size(); }
 
@@ -99,7 +103,8 @@ class TaskIter {
   void set_last(bool last) { last_ = last; }
   // A replay left running by nanort_taskiter_launch (the owner's thread only): the next call
   // on the taskiter waits for it (Runtime::settle); a graph launcher's, or a task-by-task one.
-  bool in_flight = false, in_flight_graph = false;
+  std::atomic<bool> in_flight{false};  // (read by other owners' settle_owned)
+  bool in_flight_graph = false;
   // The task has successors in the graph (its results are read again within the iteration).
   bool has_successors(const Task *task) const {
     return !recorded_[task->replay_index].successors.empty();

@@ -574,6 +574,137 @@ TEST(TaskiterUpdate, LaunchedReplaysRunWhileTheNextBodyRuns) {
   EXPECT_EQ(gave_up.load(), 0);
 }
 
+// What waits for a launched replay besides the next call: the end (without a replay call in
+// between), the owner's taskwait, and the end of the owner's body; a failure in it comes back
+// from the next call, naming the task, and ends the replays.
+void slow_double(const Step &s) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  s.a[0] = s.a[0] * 2 + static_cast<double>(s.k);
+}
+void launch_and_return(const Step &s) {  // a task owning a taskiter it launches and leaves
+  nanort_taskiter *iter = nullptr;
+  if (nanort_taskiter_begin(&iter) != NANORT_SUCCESS) return;
+  spawn({slow_double, s.a, nullptr, 0, 1}, {{s.a, sizeof(double), NANORT_INOUT}});
+  nanort_taskiter_launch(iter, 1);  // (its end, after this replay, is its body's end)
+}
+
+TEST(TaskiterUpdate, ALaunchedReplayIsWaitedForByEndTaskwaitAndTheOwnersEnd) {
+  double x = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({slow_double, &x, nullptr, 0, 1}, {{&x, sizeof x, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_launch(iter, 2), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(x, 7.0);  // 1, 3, 7: the end waited for the launched one
+
+  double y = 0;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({slow_double, &y, nullptr, 0, 1}, {{&y, sizeof y, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_launch(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(y, 3.0);  // the taskwait waited for it (a replayed task is no child)
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS);
+
+  double z = 0;
+  ASSERT_EQ(spawn({launch_and_return, &z, nullptr, 0, 0}, {{&z, sizeof z, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(z, 3.0);  // the owner ended after its launched replay
+}
+
+TEST(TaskiterUpdate, ALaunchedReplaysFailureComesBackFromTheNextCall) {
+  runs.store(0);
+  fail_countdown.store(2);
+  double x = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({fail_on_third, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(spawn({fail_on_third, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_launch(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+  // The launched replay's task fails; the next call says so (the update waits for nothing,
+  // the replay call does).
+  nanort_status status = nanort_taskiter_update(iter);
+  if (status == NANORT_SUCCESS) {
+    ASSERT_EQ(spawn({fail_on_third, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}),
+              NANORT_SUCCESS);
+    status = nanort_taskiter_replay(iter, 1);
+  }
+  EXPECT_EQ(status, NANORT_ERROR_TASK_FAILED);
+  EXPECT_NE(std::string(nanort_last_error()).find("gave up"), std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_replay(iter, 1), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nanort_taskiter_end(iter, 1), NANORT_SUCCESS);
+  EXPECT_EQ(runs.load(), 2);  // the recorded one and the failed one
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+// Refused: an update while another taskiter records, an updated task with another if()
+// value or launch size, and a body that returns with its update under way.
+void update_and_return(const Step &s) {
+  nanort_taskiter *iter = nullptr;
+  if (nanort_taskiter_begin(&iter) != NANORT_SUCCESS) return;
+  spawn({bump, s.a, nullptr, 0, 0}, {{s.a, sizeof(double), NANORT_INOUT}});
+  if (nanort_taskiter_update(iter) != NANORT_SUCCESS) return;
+  spawn({bump, s.a, nullptr, 0, 0}, {{s.a, sizeof(double), NANORT_INOUT}});
+}
+
+TEST(TaskiterUpdate, MisuseIsRefused) {
+  double x = 0;
+  nanort_taskiter *first = nullptr, *second = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&first), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &x, nullptr, 0, 1}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_replay(first, 0), NANORT_SUCCESS);  // kept, not recording
+  ASSERT_EQ(nanort_taskiter_begin(&second), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskiter_update(first), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("another taskiter or taskgraph records"),
+            std::string::npos)
+      << nanort_last_error();
+  ASSERT_EQ(nanort_taskiter_end(second, 0), NANORT_SUCCESS);
+
+  ASSERT_EQ(nanort_taskiter_update(first), NANORT_SUCCESS) << nanort_last_error();
+  nanort_task *t = nanort_task_create(&step_site, sizeof(Step));
+  ASSERT_NE(t, nullptr);
+  const Step step{add_k, &x, nullptr, 0, 1};
+  std::memcpy(nanort_task_args(t), &step, sizeof step);
+  ASSERT_EQ(nanort_task_access(t, &x, sizeof x, NANORT_INOUT), NANORT_SUCCESS);
+  nanort_task_set_if(t, 0);
+  EXPECT_EQ(nanort_task_submit(t), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("has another if or final value than recorded"),
+            std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_end(first, 1), NANORT_SUCCESS);
+
+  nanort_taskiter *third = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&third), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &x, nullptr, 0, 1}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  ASSERT_EQ(nanort_taskiter_update(third), NANORT_SUCCESS);
+  t = nanort_task_create(&step_site, sizeof(Step));
+  ASSERT_NE(t, nullptr);
+  std::memcpy(nanort_task_args(t), &step, sizeof step);
+  ASSERT_EQ(nanort_task_access(t, &x, sizeof x, NANORT_INOUT), NANORT_SUCCESS);
+  const size_t global = 64, local = 8;
+  ASSERT_EQ(nanort_task_set_ndrange(t, 1, &global, &local), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_task_submit(t), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("has another launch size"), std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_end(third, 0), NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+
+  double y = 0;
+  ASSERT_EQ(spawn({update_and_return, &y, nullptr, 0, 0}, {{&y, sizeof y, NANORT_INOUT}}),
+            NANORT_SUCCESS);
+  EXPECT_EQ(nanort_taskwait(), NANORT_ERROR_TASK_FAILED);
+  EXPECT_NE(std::string(nanort_last_error()).find("returned with a taskiter's update under way"),
+            std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(y, 1.0);  // the recorded iteration only
+}
+
 TEST(TaskiterUpdate, EndWithReplaysUsesTheUpdateAndWithoutDropsIt) {
   double sum = 0;
   nanort_taskiter *iter = nullptr;

@@ -523,8 +523,9 @@ class CudaDevice final : public Accelerator {
 
   // A taskiter's replay as one CUDA Graph launch ('task' launches it: task.replay's tasks,
   // their data among 'data'). The graph is the replayed kernels captured in recorded order
-  // (each after its predecessors) on one stream, instantiated once and launched again while
-  // the device addresses of their buffers stay the same; captured again when they change.
+  // (each after its predecessors) on one stream, instantiated once and launched again; where
+  // only parameter values changed (an update's values, a buffer moved) its nodes take them
+  // (update_in_place), and where anything else changed it is captured again.
   dc::CompletionPtr launch_graph(const Task &task, const std::vector<dc::DataAccess> &data,
                                  const dc::Directory::Staging &staging) {
     const Driver &cu = cu_;  // (NANORT_CU_CHECK calls through 'cu')
@@ -687,8 +688,10 @@ class CudaDevice final : public Accelerator {
       params.sharedMemBytes = kernel.shared_bytes;
       params.kernelParams = parameters.begin();
       if (cu_.cuGraphExecKernelNodeSetParams(graph.exec, graph.nodes[k], &params) !=
-          CUDA_SUCCESS)
-        return false;  // (captured again: the instance is replaced whole)
+          CUDA_SUCCESS) {
+        graph.signature.clear();  // (partly set: never launched again as it is)
+        return false;             // (captured again: the instance is replaced whole)
+      }
     }
     graph.signature = signature;
     ++graph.updates;

@@ -368,7 +368,12 @@ void KernelLauncher::launch_kernel(Request &request) {
         cu_.cuEventRecord(times[0], stream);
       for (std::uint64_t k = 0; k < launch.graph_launches && status == CUDA_SUCCESS; ++k)
         status = cu_.cuGraphLaunch(launch.graph, stream);
-      if (times[1]) report_graph_time(launch, times, stream);
+      if (times[1] && status == CUDA_SUCCESS) {
+        report_graph_time(launch, times, stream);
+      } else {
+        for (CUevent event : times)
+          if (event) cu_.cuEventDestroy(event);
+      }
     } else {
       status = launch_kernel_on(cu_, launch, stream);
     }

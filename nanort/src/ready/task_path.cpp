@@ -281,6 +281,7 @@ void Runtime::run_body(Task *task, int lane) {
       task->impl->smp_fn(task->args);
       if (task->recording) [[unlikely]]
         end_abandoned_recording(task);
+      settle_owned(task, false);  // (launched replays: the task ends after them)
     } catch (const std::exception &e) {
       task->failed = true;
       task->parent->record_error(task->describe() + " threw: " + e.what());
@@ -560,15 +561,18 @@ void refuse_while_recording(const Task *task, const char *what) {
 nanort_status Runtime::taskwait(bool flush) {
   Task *task = current_task();
   refuse_while_recording(task, "taskwait");
+  const nanort_status replayed = settle_owned(task, true);
   wait_for_children(task, 0);
   if (task->child_domain) task->child_domain->clear();
   if (flush && directory_) directory_->flush();
-  return collect_errors(task);
+  const nanort_status status = collect_errors(task);
+  return replayed ? replayed : status;
 }
 
 nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size_t *sizes,
                                    std::size_t count) {
   refuse_while_recording(current_task(), "taskwait on");
+  const nanort_status replayed = settle_owned(current_task(), true);
   // An empty undeferred task with inout accesses: it becomes ready exactly when every earlier
   // sibling touching those bytes is done.
   Task *marker = create(nullptr, 0);
@@ -582,7 +586,8 @@ nanort_status Runtime::taskwait_on(const void *const *addresses, const std::size
     for (std::size_t i = 0; i < count; ++i)
       if (addresses[i] && sizes[i])
         directory_->flush(dc::Region::contiguous(addresses[i], sizes[i]));
-  return collect_errors(current_task());
+  const nanort_status status = collect_errors(current_task());
+  return replayed ? replayed : status;
 }
 
 void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1, leave, spare_idle_); }
@@ -591,9 +596,14 @@ void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1,
 // Taskiter
 
 void Runtime::end_abandoned_recording(Task *task) {
-  if (task->recording->updating()) {  // (returned before the replay: the update goes unused)
+  if (task->recording->updating()) {  // returned before the replay: the update goes unused
     task->recording->discard_update();
     task->recording = nullptr;
+    task->failed = true;
+    task->parent->record_error(task->describe() +
+                               " returned with a taskiter's update under way "
+                               "(nanort_taskiter_update without nanort_taskiter_replay or "
+                               "nanort_taskiter_end after it): that iteration was not run");
     return;
   }
   {
@@ -638,16 +648,34 @@ nanort_status Runtime::end_recording(TaskIter *iter, Task *owner) {
   return collect_errors(owner);  // (a failure: nothing more runs)
 }
 
-nanort_status Runtime::settle(TaskIter *iter, Task *owner) {
+nanort_status Runtime::settle(TaskIter *iter, Task *owner, bool collect) {
   if (!iter->in_flight) return NANORT_SUCCESS;
   if (iter->in_flight_graph)
     wait_for_children(owner, 0);
   else
     wait_until([iter] { return iter->replay_done(); });
   iter->in_flight = iter->in_flight_graph = false;
+  replays_in_flight_.fetch_sub(1, std::memory_order_acq_rel);
+  if (!collect) return NANORT_SUCCESS;
   nanort_status status = collect_errors(owner);
   if (status) iter->fail();
   return status;
+}
+
+nanort_status Runtime::settle_owned(Task *owner, bool collect) {
+  // (A launched replay's tasks are not the owner's children: whatever waits for those, or
+  // ends the owner, waits for them first.)
+  if (replays_in_flight_.load(std::memory_order_acquire) == 0) return NANORT_SUCCESS;
+  std::vector<TaskIter *> mine;
+  {
+    std::lock_guard<std::mutex> guard(taskiters_mutex_);
+    for (const auto &kept : kept_taskiters_)
+      if (kept->in_flight && kept->owner() == owner) mine.push_back(kept.get());
+  }
+  nanort_status first = NANORT_SUCCESS;
+  for (TaskIter *iter : mine)
+    if (nanort_status status = settle(iter, owner, collect); status && !first) first = status;
+  return first;
 }
 
 nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count, bool more) {
@@ -675,6 +703,7 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count, 
     push_ready(ready);
     if (more && k + 1 == count) {  // (nanort_taskiter_launch: waited for at the next call)
       iter->in_flight = true;
+      replays_in_flight_.fetch_add(1, std::memory_order_acq_rel);
       return NANORT_SUCCESS;
     }
     wait_until([iter] { return iter->replay_done(); });
@@ -697,6 +726,7 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count, 
     if (nanort_status status = submit(launcher)) return status;
     if (more) {
       iter->in_flight = iter->in_flight_graph = true;
+      replays_in_flight_.fetch_add(1, std::memory_order_acq_rel);
       return NANORT_SUCCESS;
     }
     wait_for_children(owner, 0);
@@ -769,6 +799,9 @@ nanort_status Runtime::taskiter_update(TaskIter *iter) {
   if (owner->recording && owner->recording->updating())
     throw std::invalid_argument("nanort_taskiter_update: an update is under way in the calling "
                                 "task (nanort_taskiter_replay runs it)");
+  if (owner->recording && owner->recording != iter)
+    throw std::invalid_argument("nanort_taskiter_update: another taskiter or taskgraph records "
+                                "in the calling task (they do not nest)");
   if (owner->recording == iter) {  // the first call: the recording ends, as a replay's would
     if (nanort_status status = taskiter_replay(iter, 0)) return status;
   } else {
@@ -776,8 +809,10 @@ nanort_status Runtime::taskiter_update(TaskIter *iter) {
   }
   if (!iter->spoiled().empty())
     throw std::invalid_argument("taskiter: " + iter->spoiled() + "; nothing more is replayed");
-  if (iter->failed())
+  if (iter->failed()) {  // (a launched replay's own failure first, where it is one)
+    if (nanort_status status = settle(iter, owner)) return status;
     throw std::invalid_argument("taskiter: an earlier replay failed; nothing more is replayed");
+  }
   iter->begin_update();
   owner->recording = iter;  // (updating: its submits go to the recording, not run)
   return NANORT_SUCCESS;
