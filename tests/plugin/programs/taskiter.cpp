@@ -1,7 +1,8 @@
 // taskiter and taskgraph in C++: a member function and a function template whose loops are
-// taskiters (unroll(2) over swapped std::vector storage, a while loop on a residual), a
-// taskgraph in a member function, a refused task's exception out of a taskiter; each result
-// compared with the same loop run in order.
+// taskiters (unroll(2) over swapped std::vector storage, again with update and a source that
+// grows with the step, a while loop on a residual), a taskgraph in a member function, a
+// refused task's exception out of a taskiter and a thrown exception out of an updated one;
+// each result compared with the same loop run in order.
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -26,6 +27,29 @@ template <class T> struct Grid {
         #pragma oss task in(from[0;n]) out(to[lo;bs])
         for (int i = lo; i < lo + bs; ++i)
           to[i] = (i == 0 || i == n - 1) ? from[i] : (from[i - 1] + 2 * from[i] + from[i + 1]) / 4;
+      }
+      T *t = from;
+      from = to;
+      to = t;
+    }
+    #pragma oss taskwait
+    if (from != a.data()) a.swap(b);
+  }
+  // The same with a source that grows with the step: 'update', so every step's body runs and
+  // its tasks carry their own step.
+  void run_with_source(int steps) {
+    const int n = static_cast<int>(a.size()), bs = n / 4;
+    T *from = a.data(), *to = b.data();
+    #pragma oss taskiter unroll(2) update
+    for (int s = 0; s < steps; ++s) {
+      for (int k = 0; k < 4; ++k) {
+        const int lo = k * bs;
+        const T source = static_cast<T>(s) / 2;
+        #pragma oss task in(from[0;n]) out(to[lo;bs]) firstprivate(source)
+        for (int i = lo; i < lo + bs; ++i)
+          to[i] = ((i == 0 || i == n - 1) ? from[i]
+                                          : (from[i - 1] + 2 * from[i] + from[i + 1]) / 4) +
+                  (i == n / 2 ? source : T(0));
       }
       T *t = from;
       from = to;
@@ -73,6 +97,32 @@ int main() {
     }
     CHECK(g.a == ref.a);
   }
+  for (int steps : {1, 2, 4, 7, 10}) {
+    Grid<double> g(64), ref(64);
+    g.run_with_source(steps);
+    for (int s = 0; s < steps; ++s) {
+      for (int i = 0; i < 64; ++i)
+        ref.b[i] = ((i == 0 || i == 63) ? ref.a[i]
+                                        : (ref.a[i - 1] + 2 * ref.a[i] + ref.a[i + 1]) / 4) +
+                   (i == 32 ? static_cast<double>(s) / 2 : 0.0);
+      ref.a.swap(ref.b);
+    }
+    CHECK(g.a == ref.a);
+  }
+  // An exception out of an updated iteration's body: the taskiter ends with it (the update
+  // under way is dropped), and the iterations before it have run.
+  long counted = 0;
+  try {
+    #pragma oss taskiter update
+    for (int i = 0; i < 6; ++i) {
+      #pragma oss task inout(counted) firstprivate(i)
+      counted += i + 1;
+      if (i == 3) throw std::runtime_error("stopped at 3");
+    }
+  } catch (const std::runtime_error &) {
+  }
+  #pragma oss taskwait
+  CHECK(counted == 1 + 2 + 3);
   double v = 1000;
   float f = 100;
   CHECK(halve_until(v, 1.0) == 10 && v < 1.0);
