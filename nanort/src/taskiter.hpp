@@ -128,7 +128,8 @@ class TaskIter {
   int graph_index = 0;
   std::vector<Access> graph_accesses;
   // By the device that launches the graphs: how often one was captured (and instantiated) for
-  // this recording, and how often an instantiated one only took new kernel parameters.
+  // this recording, or an OpenCL command buffer recorded, and how often an instantiated CUDA
+  // Graph only took new kernel parameters.
   std::atomic<int> graph_captures{0}, graph_updates{0};
   void fail() { failed_.store(true, std::memory_order_release); }
   // Its owner returned while it recorded: no call may use it any more.

@@ -3,6 +3,7 @@
 // replayed and the results compared with the same loop run task by task. On every device the
 // ICD loader shows (NANORT_OPENCL_DEVICES, see tests.cmake).
 #include "opencl_test.hpp"
+#include "taskiter.hpp"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +119,50 @@ TEST_P(Taskiter, ChainsOfDeviceTasksKeepTheirOrder) {
   EXPECT_EQ(x, x_seq);
   EXPECT_EQ(x[0], 6 * iterations);
   EXPECT_EQ(x[n / 2], 66 * iterations);
+}
+
+// With OmpSs-2's update: every iteration's body gives its own values (here the values added
+// depend on the iteration) to the recorded kernels, launched while more follow; on a device
+// with command buffers (NANORT_TASKITER_GRAPH=all) the buffer is recorded again when they
+// change. Results: the loop run task by task.
+TEST_P(Taskiter, UpdatedIterationsGiveTheKernelsTheirOwnValues) {
+  constexpr int n = 1 << 12, iterations = 12;
+  const auto chain = [&](std::vector<int> &x, int it) {
+    const int half = n / 2;
+    for (int k = 0; k < 2; ++k) {
+      ASSERT_OK(Task(kAdd, AddArgs{x.data(), (k + 1) * (it + 1), n})
+                    .inout(x.data(), n)
+                    .ndrange({static_cast<std::size_t>(n)})
+                    .submit());
+      ASSERT_OK(Task(kAdd, AddArgs{x.data() + half / 2, 10 * it, half})
+                    .inout(x.data() + half / 2, half)
+                    .ndrange({static_cast<std::size_t>(half)})
+                    .submit());
+    }
+  };
+  auto &x_seq = array<int>(n, 0);
+  for (int it = 0; it < iterations; ++it) chain(x_seq, it);
+  ASSERT_OK(nanort_taskwait());
+  auto &x = array<int>(n, 0);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  chain(x, 0);
+  for (int it = 1; it < iterations; ++it) {
+    ASSERT_OK(nanort_taskiter_update(iter));
+    chain(x, it);
+    if (it + 1 < iterations)
+      ASSERT_OK(nanort_taskiter_launch(iter, 1));
+    else
+      ASSERT_OK(nanort_taskiter_replay(iter, 1));
+  }
+  auto *recorded = reinterpret_cast<nanort::rt::TaskIter *>(iter);
+  const int graph_device = recorded->graph_device, records = recorded->graph_captures.load();
+  ASSERT_OK(nanort_taskiter_end(iter, 0));
+  ASSERT_OK(nanort_taskwait());
+  EXPECT_EQ(x, x_seq);
+  EXPECT_EQ(x[0], 3 * (iterations * (iterations + 1) / 2));
+  if (graph_device >= 0)  // a command buffer per iteration: each one's values differ
+    EXPECT_EQ(records, iterations - 1);
 }
 
 NANORT_INSTANTIATE_ON_DEVICES(Taskiter);

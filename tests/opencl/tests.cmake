@@ -69,7 +69,7 @@ nanort_opencl_gtest(opencl_tasks
 # Taskiter: device and CPU tasks recorded once and replayed, against the loop run task by task.
 nanort_opencl_gtest(opencl_taskiter
   SOURCES opencl/opencl_taskiter_test.cpp
-  LIBS nanort::runtime)
+  LIBS nanort_static)  # (a test reads a taskiter's command-buffer count: internal headers)
 
 # Transfers counted by the directory (internal counters: nanort_static).
 nanort_opencl_gtest(opencl_directory

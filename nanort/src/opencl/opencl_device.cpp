@@ -858,6 +858,7 @@ class OpenClDevice final : public Accelerator {
       release_command_buffer(recorded);
       recorded = std::move(made);
       recorded.signature = std::move(signature);
+      task.replay->graph_captures.fetch_add(1, std::memory_order_relaxed);
     }
     KernelLaunch &launch = launch_;
     launch.clear();
