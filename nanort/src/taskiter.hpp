@@ -102,9 +102,9 @@ class TaskIter {
   bool last_replay() const { return last_; }
   void set_last(bool last) { last_ = last; }
   // A replay left running by nanort_taskiter_launch (the owner's thread only): the next call
-  // on the taskiter waits for it (Runtime::settle); a graph launcher's, or a task-by-task one.
+  // on the taskiter waits for it (Runtime::settle): a graph launcher where graph_device >= 0,
+  // else the replayed tasks themselves.
   std::atomic<bool> in_flight{false};  // (read by other owners' settle_owned)
-  bool in_flight_graph = false;
   // The task has successors in the graph (its results are read again within the iteration).
   bool has_successors(const Task *task) const {
     return !recorded_[task->replay_index].successors.empty();

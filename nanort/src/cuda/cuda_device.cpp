@@ -592,7 +592,6 @@ class CudaDevice final : public Accelerator {
       graph.nodes = chain_nodes(captured, kernels.size());
       graph.signature = std::move(signature);
       graph.ends = std::move(ends);
-      ++graph.captures;
       task.replay->graph_captures.fetch_add(1, std::memory_order_relaxed);
     }
     KernelLaunch &launch = launch_;
@@ -619,7 +618,6 @@ class CudaDevice final : public Accelerator {
     std::vector<CUgraphNode> nodes;   // the kernels' nodes in launch order; empty: none known
     ReplaySignature signature;  // of its kernels, as captured or updated (launch_graph)
     std::vector<std::size_t> ends;    // where each kernel's part of it ends
-    int captures = 0, updates = 0;
     bool made() const { return exec != nullptr; }
     void release(const Driver &cu) {
       if (exec) cu.cuGraphExecDestroy(exec);
@@ -694,7 +692,6 @@ class CudaDevice final : public Accelerator {
       }
     }
     graph.signature = signature;
-    ++graph.updates;
     return true;
   }
 

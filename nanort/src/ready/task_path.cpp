@@ -596,37 +596,34 @@ void Runtime::help_as_spare(const std::function<bool()> &leave) { help_until(-1,
 // Taskiter
 
 void Runtime::end_abandoned_recording(Task *task) {
-  if (task->recording->updating()) {  // returned before the replay: the update goes unused
-    task->recording->discard_update();
-    task->recording = nullptr;
-    task->failed = true;
-    task->parent->record_error(task->describe() +
-                               " returned with a taskiter's update under way "
-                               "(nanort_taskiter_update without nanort_taskiter_replay or "
-                               "nanort_taskiter_end after it): that iteration was not run");
-    return;
-  }
-  {
-    // What it recorded are ordinary children that run on and tell it where they launch: it
-    // stays until the runtime stops.
-    std::lock_guard<std::mutex> guard(taskiters_mutex_);
-    task->recording->abandon();
-    kept_taskiters_.emplace_back(task->recording);
-  }
-  {
-    std::lock_guard<std::mutex> guard(taskgraphs_mutex_);  // (a taskgraph's: records again)
-    for (auto &[key, entry] : taskgraphs_)
-      if (entry.recording == task->recording) {
-        entry.recording = nullptr;
-        entry.busy = false;
-      }
+  TaskIter *iter = task->recording;
+  const char *why;
+  if (iter->updating()) {  // returned before the replay: the update goes unused
+    iter->discard_update();
+    why = " returned with a taskiter's update under way (nanort_taskiter_update without "
+          "nanort_taskiter_replay or nanort_taskiter_end after it): that iteration was not run";
+  } else {
+    {
+      // What it recorded are ordinary children that run on and tell it where they launch: it
+      // stays until the runtime stops.
+      std::lock_guard<std::mutex> guard(taskiters_mutex_);
+      iter->abandon();
+      kept_taskiters_.emplace_back(iter);
+    }
+    {
+      std::lock_guard<std::mutex> guard(taskgraphs_mutex_);  // (a taskgraph's: records again)
+      for (auto &[key, entry] : taskgraphs_)
+        if (entry.recording == iter) {
+          entry.recording = nullptr;
+          entry.busy = false;
+        }
+    }
+    why = " returned with a taskiter or taskgraph still recording (nanort_taskiter_end or "
+          "nanort_taskgraph_end was not called): nothing of it was replayed";
   }
   task->recording = nullptr;
   task->failed = true;
-  task->parent->record_error(task->describe() +
-                             " returned with a taskiter or taskgraph still recording "
-                             "(nanort_taskiter_end or nanort_taskgraph_end was not called): "
-                             "nothing of it was replayed");
+  task->parent->record_error(task->describe() + why);
 }
 
 TaskIter *Runtime::taskiter_begin() {
@@ -650,11 +647,11 @@ nanort_status Runtime::end_recording(TaskIter *iter, Task *owner) {
 
 nanort_status Runtime::settle(TaskIter *iter, Task *owner, bool collect) {
   if (!iter->in_flight) return NANORT_SUCCESS;
-  if (iter->in_flight_graph)
+  if (iter->graph_device >= 0)  // (the launcher is a child)
     wait_for_children(owner, 0);
   else
     wait_until([iter] { return iter->replay_done(); });
-  iter->in_flight = iter->in_flight_graph = false;
+  iter->in_flight = false;
   replays_in_flight_.fetch_sub(1, std::memory_order_acq_rel);
   if (!collect) return NANORT_SUCCESS;
   nanort_status status = collect_errors(owner);
@@ -725,7 +722,7 @@ nanort_status Runtime::replay(TaskIter *iter, Task *owner, std::uint64_t count, 
     iter->set_last(!more);  // (more to come: its results stay on the device)
     if (nanort_status status = submit(launcher)) return status;
     if (more) {
-      iter->in_flight = iter->in_flight_graph = true;
+      iter->in_flight = true;
       replays_in_flight_.fetch_add(1, std::memory_order_acq_rel);
       return NANORT_SUCCESS;
     }
