@@ -36,6 +36,7 @@
 #include "idle_waiters.hpp"
 #include "ready/ready_path.hpp"
 #include "scheduler/affinity.hpp"
+#include "scheduler/task_costs.hpp"
 #include "task.hpp"
 #include "taskiter.hpp"
 
@@ -273,6 +274,9 @@ class Runtime final : public DeviceWork {
   std::atomic<std::uint64_t> early_across_releases_{0};
   std::unique_ptr<dc::CopyListener> copy_listener_;
   std::unique_ptr<SchedulerPolicy> device_queues_[NANORT_DEVICE_KIND_COUNT];
+  // What device tasks took, for kinds of several devices: their shared queue hands out the
+  // longest first.
+  TaskCosts task_costs_;
   int device_counts_[NANORT_DEVICE_KIND_COUNT] = {};
   std::vector<std::unique_ptr<DeviceManager>> managers_;
   std::atomic<bool> managers_ready_{false};  // every manager made (pop_device_task reads them)

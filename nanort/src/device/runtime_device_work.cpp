@@ -1,9 +1,11 @@
 // The runtime's side of DeviceWork (device/device_work.hpp): what the device managers ask of
-// it. Tasks for a device kind's shared queue spread evenly among its devices; a device task's
+// it. Tasks for a device kind's shared queue spread evenly among its devices, each taken shortly
+// before its device needs it where its time is known (scheduler/task_costs.hpp); a device task's
 // data, its kernel launched (successors that may follow it on that device), its time measured
 // and its end.
 #include <nanort/dc/directory.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "../observe/observer.hpp"
@@ -28,13 +30,35 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int index, std::size_t d
   // are made.)
   if (device_counts_[kind] < 2 || !managers_ready_.load(std::memory_order_acquire))
     return device_queues_[kind]->pop(index);
-  const double mine = managers_[device]->load();
-  if (managers_[device]->shared_load() >= config_.device_lookahead) return nullptr;
+  DeviceManager &manager = *managers_[device];
+  const double mine = manager.load();
+  const std::size_t held = manager.shared_load();
+  if (held >= config_.device_lookahead) return nullptr;
   if (mine >= 2)
     for (std::size_t m = 0; m < managers_.size(); ++m)
       if (m != device && accelerators_[m]->kind() == kind && managers_[m]->load() < mine)
         return nullptr;
-  return device_queues_[kind]->pop(index);
+  // Holding tasks whose times are known, it takes the next only when they are about to end
+  // (task_costs.hpp says why).
+  DeviceManager::SharedPace &pace = manager.shared_pace();
+  const std::uint64_t now = Observer::now_ns();
+  if (held > 0 && !TaskCosts::take_next_now(now, pace.busy_until_ns, pace.ahead_ns))
+    return nullptr;
+  Task *task = device_queues_[kind]->pop(index);
+  if (!task) return nullptr;
+  std::uint64_t reads = 0;
+  for (const Access &access : task->accesses)
+    if (access.mode != NANORT_OUT) reads += access.region.bytes();
+  for (const Access &copy : task->copies)
+    if (copy.mode != NANORT_OUT) reads += copy.region.bytes();
+  const std::uint64_t expected =
+      reads < TaskCosts::kPacedReadBytes ? task_costs_.expected_ns(*task, kind) : 0;
+  if (expected == 0 || (held > 0 && pace.busy_until_ns == 0))
+    pace = {};  // not paced: the next is taken as soon as the device has room, as before
+  else
+    pace = {(held > 0 ? std::max(now, pace.busy_until_ns) : now) + expected,
+            TaskCosts::ahead_of(expected)};
+  return task;
 }
 
 bool Runtime::device_work_waiting(nanort_device_kind kind) const {
@@ -69,7 +93,11 @@ void Runtime::device_task_measured(const Task &task, int device, std::uint64_t n
   const std::size_t d = static_cast<std::size_t>(device);
   if (task.expected_ns) managers_[d]->add_expected_work(-task.expected_ns);
   // (A taskiter's graph launch is not its first kernel's run: no sample of that kernel.)
-  if (ran && perf_model_ && task.site && !TaskIter::is_graph_launcher(task))
+  if (!ran || TaskIter::is_graph_launcher(task)) return;
+  const nanort_device_kind kind = accelerators_[d]->kind();
+  if (device_counts_[kind] > 1)
+    task_costs_.record(task, kind, nanoseconds);  // (the pace of taking from their queue)
+  if (perf_model_ && task.site)
     perf_model_->record(perf_key(task, accelerators_[d]->model()),
                         static_cast<double>(nanoseconds) * 1e-9);
 }
