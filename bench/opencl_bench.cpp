@@ -735,8 +735,30 @@ void run_overhead(const Options &o, const Raw &raw) {
   };
 
   Times nanort_chain, nanort_independent, raw_chain, raw_independent, raw_sync, raw_polled,
-      raw_event_each;
+      raw_event_each, replayed_chain, replayed_independent;
   long runs = 0;
+  long chain_runs = 0, own_runs = 0;  // of nanort's patterns, replays included (the checks)
+  // Replayed (taskiter): one taskiter records the n tasks and replays them kWarm times (T1:
+  // the recording, a first replay task by task, then the recording of the kernels where the
+  // runtime replays them as one launch, NANORT_TASKITER_GRAPH=all or enqueue), another does
+  // the same and kReplays replays more (T2); a replay in the steady state costs
+  // (T2 - T1) / kReplays.
+  constexpr int kWarm = 2, kReplays = 6;
+  const auto replayed = [&](Times &into, long &runs_of, bool timed, auto &&one_iteration) {
+    double once = 0;
+    for (int replays : {kWarm, kWarm + kReplays}) {
+      const Clock::time_point start = Clock::now();
+      nanort_taskiter *iter = nullptr;
+      check_nanort(nanort_taskiter_begin(&iter), "nanort_taskiter_begin");
+      one_iteration();
+      check_nanort(nanort_taskiter_end(iter, static_cast<std::uint64_t>(replays)),
+                   "nanort_taskiter_end");
+      runs_of += 1 + replays;
+      const double seconds = seconds_since(start);
+      if (replays == kWarm) once = seconds;
+      else if (timed) into.add((seconds - once) / kReplays / n);
+    }
+  };
   auto per_task = [&](Clock::time_point start) { return seconds_since(start) / n; };
   // Each repetition runs the five variants one after another, so that all of them see the
   // same state of the machine. Repetition 0 is a warm-up: nanort's kernel, allocations and
@@ -747,11 +769,20 @@ void run_overhead(const Options &o, const Raw &raw) {
     for (int i = 0; i < n; ++i) submit_inc(chain, w);
     check_nanort(nanort_taskwait_noflush(), "nanort_taskwait_noflush");
     if (rep) nanort_chain.add(per_task(start));
+    ++chain_runs;
 
     start = Clock::now();
     for (int i = 0; i < n; ++i) submit_inc(slots + static_cast<std::size_t>(i) * slot_ints, w);
     check_nanort(nanort_taskwait_noflush(), "nanort_taskwait_noflush");
     if (rep) nanort_independent.add(per_task(start));
+    ++own_runs;
+
+    replayed(replayed_chain, chain_runs, rep > 0, [&] {
+      for (int i = 0; i < n; ++i) submit_inc(chain, w);
+    });
+    replayed(replayed_independent, own_runs, rep > 0, [&] {
+      for (int i = 0; i < n; ++i) submit_inc(slots + static_cast<std::size_t>(i) * slot_ints, w);
+    });
 
     start = Clock::now();  // queued: launches pipelined on the in-order queue
     launch(chain_buffer, true);
@@ -813,11 +844,11 @@ void run_overhead(const Options &o, const Raw &raw) {
   // Results: every counter as many times incremented as launches were made.
   check_nanort(nanort_taskwait(), "nanort_taskwait");  // everything back to the host
   for (std::size_t j = 0; j < w; ++j)
-    check_value(chain[j] == runs * n, "a nanort chain counter", chain[j], runs * n);
+    check_value(chain[j] == chain_runs * n, "a nanort chain counter", chain[j], chain_runs * n);
   for (int i = 0; i < n; ++i)
     for (std::size_t j = 0; j < w; ++j) {
       const int got = slots[static_cast<std::size_t>(i) * slot_ints + j];
-      check_value(got == runs, "a nanort independent task's counter", got, runs);
+      check_value(got == own_runs, "a nanort independent task's counter", got, own_runs);
     }
   std::vector<int> back(w);
   check_cl(clEnqueueReadBuffer(raw.queue, chain_buffer, CL_TRUE, 0, w * sizeof(int), back.data(),
@@ -855,6 +886,8 @@ void run_overhead(const Options &o, const Raw &raw) {
   line("nanort chain / raw clFinish after each", nanort_chain, &raw_sync);
   line("nanort independent (own buffer) / raw queue", nanort_independent, &raw_independent);
   line("nanort independent / raw runtime's calls", nanort_independent, &raw_polled);
+  line("nanort chain replayed (taskiter) / raw queue", replayed_chain, &raw_chain);
+  line("nanort independent replayed / raw queue", replayed_independent, &raw_independent);
   std::printf("   (ratio: nanort / raw; above 1, nanort is slower)\n");
   std::printf("   single calls, us each: clSetKernelArg %.2f, clGetEventInfo (complete) %.2f, "
               "clFlush (idle queue) %.2f, clEnqueueMarkerWithWaitList %.2f\n",

@@ -85,10 +85,12 @@ const std::vector<EnvVar> &environment_table() {
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
-      {"NANORT_TASKITER_GRAPH", "cuda (all: OpenCL command buffers too)",
-       "a taskiter whose recorded tasks all ran on one CUDA GPU replays as one CUDA Graph "
-       "launch per iteration (its kernels captured once, at the first replay): cuda, or off "
-       "(each replayed task launched by itself)"},
+      {"NANORT_TASKITER_GRAPH", "enqueue",
+       "a taskiter whose recorded tasks all ran on one device replays as one launch per "
+       "iteration: on a CUDA GPU a CUDA Graph (its kernels captured once), on an OpenCL device "
+       "its kernels recorded once, their arguments set, and enqueued again in order: enqueue; "
+       "all (the same, OpenCL as a command buffer where the device has cl_khr_command_buffer); "
+       "cuda (OpenCL replays task by task); or off (each replayed task launched by itself)"},
       {"NANORT_CUDA_GRAPH_DOT", "(none)",
        "a file: each CUDA Graph captured for a taskiter's replays is written there (the last "
        "one stays), as Graphviz DOT with every node's kernel, grid, block and parameters"},
@@ -397,12 +399,14 @@ Config read_config(std::vector<std::string> &warnings) {
       throw ConfigError(std::string("NANORT_EARLY_LAUNCH='") + v + "' is not one of across, device");
   }
   if (const char *v = std::getenv("NANORT_TASKITER_GRAPH"); v && *v) {
-    if (!std::strcmp(v, "cuda") || !std::strcmp(v, "all") || !std::strcmp(v, "off")) {
+    if (!std::strcmp(v, "enqueue") || !std::strcmp(v, "all") || !std::strcmp(v, "cuda") ||
+        !std::strcmp(v, "off")) {
       config.taskiter_graphs = std::strcmp(v, "off") != 0;
-      config.taskiter_opencl_graphs = !std::strcmp(v, "all");
+      config.taskiter_opencl_graphs = !std::strcmp(v, "all") || !std::strcmp(v, "enqueue");
+      config.taskiter_opencl_command_buffers = !std::strcmp(v, "all");
     } else {
       throw ConfigError(std::string("NANORT_TASKITER_GRAPH='") + v +
-                        "' is not one of cuda, all, off");
+                        "' is not one of enqueue, all, cuda, off");
     }
   }
   if (const char *v = std::getenv("NANORT_WRITE_BACK"); v && *v) {

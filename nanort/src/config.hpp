@@ -71,8 +71,9 @@ struct Config {
   std::size_t host_register_large = std::size_t(8) << 20;  // NANORT_HOST_REGISTER_LARGE
   std::size_t host_register_piece = 0;                     // NANORT_HOST_REGISTER_PIECE
   bool early_across = true;            // NANORT_EARLY_LAUNCH: across (true) or device
-  bool taskiter_graphs = true;         // NANORT_TASKITER_GRAPH: cuda or all (true), or off
-  bool taskiter_opencl_graphs = false;  // NANORT_TASKITER_GRAPH=all: OpenCL command buffers too
+  bool taskiter_graphs = true;  // NANORT_TASKITER_GRAPH: enqueue, cuda or all (true), or off
+  bool taskiter_opencl_graphs = true;  // NANORT_TASKITER_GRAPH=enqueue or all: OpenCL too
+  bool taskiter_opencl_command_buffers = false;  // NANORT_TASKITER_GRAPH=all: as command buffers
   double energy_rate = 1.0;            // NANORT_SCHEDULER=energy: joules per millisecond
   // Watts of a busy place for the energy policy (per CPU worker, per OpenCL device, per CUDA
   // GPU until NVML has measured it).

@@ -127,6 +127,12 @@ nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_command_buf
   ENV NANORT_TASKITER_GRAPH=all)
 nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_command_buffers_thread
   ENV NANORT_TASKITER_GRAPH=all NANORT_OPENCL_LAUNCH=thread)
+# ... and with every replayed task launched by itself (NANORT_TASKITER_GRAPH=cuda: OpenCL
+# replays task by task; the default enqueues a replay's recorded kernels again).
+nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_task_by_task
+  ENV NANORT_TASKITER_GRAPH=cuda)
+nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_task_by_task_thread
+  ENV NANORT_TASKITER_GRAPH=cuda NANORT_OPENCL_LAUNCH=thread)
 # PoCL has the extension: there the chain's replays are one launch of a command buffer, a
 # task labelled 'taskiter graph' in the statistics.
 nanort_add_checked_test(NAME opencl_taskiter.ChainReplaysAsACommandBufferOnPocl
@@ -137,6 +143,18 @@ set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTI
   ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};NANORT_OPENCL_DEVICES=platform:portable;NANORT_TASKITER_GRAPH=all;NANORT_STATS=1")
 if(NANORT_TEST_ENV_MODIFICATION)
   set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTIES
+                       ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
+endif()
+# By default (NANORT_TASKITER_GRAPH=enqueue) one launch too, on every OpenCL device: the
+# recorded kernels enqueued again.
+nanort_add_checked_test(NAME opencl_taskiter.ChainReplaysAsEnqueuedKernels
+  EXPECT "taskiter graph +1 "
+  COMMAND opencl_taskiter --gtest_filter=*ChainsOfDeviceTasksKeepTheirOrder*)
+set_tests_properties(opencl_taskiter.ChainReplaysAsEnqueuedKernels PROPERTIES
+  LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT}
+  ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};NANORT_STATS=1")
+if(NANORT_TEST_ENV_MODIFICATION)
+  set_tests_properties(opencl_taskiter.ChainReplaysAsEnqueuedKernels PROPERTIES
                        ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
 endif()
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_launch_thread

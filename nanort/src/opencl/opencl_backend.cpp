@@ -60,7 +60,8 @@ class OpenClBackend final : public Backend {
     try {
       for (auto &device : opencl::open_devices(found_, chosen, *program_cache_,
                                                config.opencl_context_per_device,
-                                               config.opencl_launch_thread))
+                                               config.opencl_launch_thread,
+                                               config.taskiter_opencl_command_buffers))
         devices.push_back(std::move(device));
     } catch (const std::exception &e) {
       problem(opencl_seen, std::string("OpenCL devices cannot be opened (") + e.what() +

@@ -685,10 +685,10 @@ class OpenClMemory final : public dc::MemorySpace {
 class OpenClDevice final : public Accelerator {
  public:
   OpenClDevice(std::string name, DeviceInfo info, std::shared_ptr<Context> context,
-               bool launch_thread)
+               bool launch_thread, bool command_buffers)
       : name_(std::move(name)), info_(std::move(info)), context_(std::move(context)) {
     compute_ = make_queue();
-    command_buffers_ = CommandBufferApi::load(info_.platform, info_.id);
+    if (command_buffers) command_buffers_ = CommandBufferApi::load(info_.platform, info_.id);
     launcher_ = std::make_shared<KernelLauncher>(compute_, launch_thread,
                                                  &context_->memory_objects());
     to_device_ = make_queue();
@@ -702,7 +702,7 @@ class OpenClDevice final : public Accelerator {
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
     recorded_.clear([&](Recorded &recorded) {
       if (recorded.buffer) command_buffers_.release(recorded.buffer);
-      for (cl_kernel kernel : recorded.kernels) clReleaseKernel(kernel);
+      for (const ReplayedKernel &kernel : recorded.kernels) clReleaseKernel(kernel.kernel);
     });
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses
@@ -721,7 +721,7 @@ class OpenClDevice final : public Accelerator {
   dc::CompletionPtr launch(const Task &task, const nanort_task_impl &impl,
                            const std::vector<dc::DataAccess> &data,
                            const dc::Directory::Staging &staging) override {
-    if (TaskIter::is_graph_launcher(task)) return launch_command_buffer(task, data, staging);
+    if (TaskIter::is_graph_launcher(task)) return launch_replays(task, data, staging);
     KernelLaunch &launch = launch_;  // (reused: its vectors keep their memory)
     launch.clear();
     KernelEntry &entry = prepare(task, impl, data, staging, launch);
@@ -751,7 +751,8 @@ class OpenClDevice final : public Accelerator {
     return done;
   }
 
-  bool replays_as_graph() const override { return command_buffers_.usable(); }
+  // (As a command buffer where the device has them, else as its kernels enqueued in order.)
+  bool replays_as_graph() const override { return true; }
 
   bool completes_in_order() const override { return true; }  // one in-order compute queue
   void flush_launches() override { launcher_->seal(); }
@@ -785,12 +786,13 @@ class OpenClDevice final : public Accelerator {
 
  private:
   struct KernelEntry;
-  // A taskiter's replays recorded as a command buffer.
+  // A taskiter's replays as recorded: its kernels, each a kernel object of its own with its
+  // arguments set, and where the device has them, a command buffer of them.
   struct Recorded {
     cl_command_buffer_khr buffer = nullptr;
-    std::vector<cl_kernel> kernels;  // its commands' own kernel objects
-    ReplaySignature signature;       // of its kernels, as recorded
-    bool made() const { return buffer != nullptr; }
+    std::vector<ReplayedKernel> kernels;
+    ReplaySignature signature;  // of its kernels, as recorded
+    bool made() const { return !kernels.empty(); }
   };
   // Fills 'launch' for the task's kernel (all but its waits) and returns the kernel's entry.
   KernelEntry &prepare(const Task &task, const nanort_task_impl &impl,
@@ -821,13 +823,15 @@ class OpenClDevice final : public Accelerator {
     return entry;
   }
 
-  // A taskiter's replays as one command buffer ('task' launches them: task.replay's tasks,
-  // their data among 'data'): the replayed kernels recorded in order, each after the one
-  // before, finalized once and enqueued once per replay; recorded again when their arguments
-  // change (a buffer moved). A later recording of the same kernels and arguments takes over
-  // the command buffer of an earlier one.
-  dc::CompletionPtr launch_command_buffer(const Task &task, const std::vector<dc::DataAccess> &data,
-                                          const dc::Directory::Staging &staging) {
+  // A taskiter's replays ('task' launches them: task.replay's tasks, their data among 'data'):
+  // the replayed kernels recorded in order, each a kernel object of its own with its arguments
+  // set once, and where the device has cl_khr_command_buffer, a command buffer of them,
+  // finalized once. Each replay then is one enqueue of the command buffer, or else one enqueue
+  // of each kernel, in order on the in-order queue: no argument set, no task made. Recorded
+  // again when their arguments change (a buffer moved). A later recording of the same kernels
+  // and arguments takes over an earlier one's.
+  dc::CompletionPtr launch_replays(const Task &task, const std::vector<dc::DataAccess> &data,
+                                   const dc::Directory::Staging &staging) {
     const std::vector<Task *> &tasks = task.replay->tasks();
     const std::uint64_t key = task.replay->id();
     std::vector<KernelLaunch> kernels(tasks.size());
@@ -850,12 +854,12 @@ class OpenClDevice final : public Accelerator {
           add(kernel.values.data() + argument.at, argument.size);
       }
     }
-    Recorded &recorded = recorded_.entry(
-        key, signature, [&](Recorded &oldest) { release_command_buffer(oldest); });
-    const bool record = !recorded.buffer || recorded.signature != signature;
+    Recorded &recorded =
+        recorded_.entry(key, signature, [&](Recorded &oldest) { release_recorded(oldest); });
+    const bool record = !recorded.made() || recorded.signature != signature;
     if (record) {
-      Recorded made = record_command_buffer(kernels);
-      release_command_buffer(recorded);
+      Recorded made = record_replays(kernels);
+      release_recorded(recorded);
       recorded = std::move(made);
       recorded.signature = std::move(signature);
       task.replay->graph_captures.fetch_add(1, std::memory_order_relaxed);
@@ -863,8 +867,12 @@ class OpenClDevice final : public Accelerator {
     KernelLaunch &launch = launch_;
     launch.clear();
     launch.kernel_name = tasks.front()->impl->kernel_name;
-    launch.command_buffer = recorded.buffer;
-    launch.command_buffers = &command_buffers_;
+    if (recorded.buffer) {
+      launch.command_buffer = recorded.buffer;
+      launch.command_buffers = &command_buffers_;
+    } else {
+      launch.replayed = &recorded.kernels;
+    }
     launch.launches = 1;  // the replays it stands for (Runtime::replay)
     if (task.args_size == sizeof launch.launches)
       std::memcpy(&launch.launches, task.args, sizeof launch.launches);
@@ -872,17 +880,65 @@ class OpenClDevice final : public Accelerator {
     for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
                                                                memory_->context());
-    if (record || !launcher_->threaded()) {  // (a new command buffer's first launch)
+    if (record || !launcher_->threaded()) {  // (a new recording's first launch)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
     }
     return done;
   }
 
-  // Each command gets a kernel object of its own, its arguments set once: an implementation
-  // that reads a kernel's arguments when the buffer runs rather than when the command is
-  // recorded (PoCL 3.1 does) then still runs each command with its own.
-  Recorded record_command_buffer(const std::vector<KernelLaunch> &kernels) {
+  // Each kernel gets a kernel object of its own, its arguments set once: an implementation
+  // that reads a kernel's arguments when a command buffer runs rather than when the command
+  // is recorded (PoCL 3.1 does) then still runs each command with its own. A command buffer
+  // the driver refuses to record leaves the kernels to be enqueued one by one (said once).
+  Recorded record_replays(const std::vector<KernelLaunch> &kernels) {
+    Recorded made;
+    cl_int status = CL_SUCCESS;
+    const auto fail = [&](const char *call) {
+      release_recorded(made);
+      throw OpenClError(status, "recording a taskiter's " + std::to_string(kernels.size()) +
+                                    " kernels failed: " + call + " returned " +
+                                    error_name(status));
+    };
+    for (const KernelLaunch &kernel : kernels) {
+      cl_program program = nullptr;
+      status = clGetKernelInfo(kernel.kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr);
+      if (status != CL_SUCCESS) fail("clGetKernelInfo");
+      ReplayedKernel own;
+      own.kernel = clCreateKernel(program, kernel.kernel_name, &status);
+      if (status != CL_SUCCESS) fail("clCreateKernel");
+      made.kernels.push_back(own);
+      for (const KernelLaunch::Argument &argument : kernel.arguments) {
+        status = clSetKernelArg(own.kernel, argument.index, argument.size,
+                                argument.at == KernelLaunch::kLocal
+                                    ? nullptr
+                                    : static_cast<const void *>(kernel.values.data() + argument.at));
+        if (status != CL_SUCCESS) fail("clSetKernelArg");
+      }
+      ReplayedKernel &shape = made.kernels.back();
+      shape.dims = kernel.dims;
+      std::copy(kernel.global, kernel.global + 3, shape.global);
+      std::copy(kernel.local, kernel.local + 3, shape.local);
+      shape.has_local = kernel.has_local;
+    }
+    if (command_buffers_.usable()) {
+      std::string why;
+      made.buffer = record_command_buffer(made.kernels, why);
+      if (!made.buffer && !command_buffer_refused_) {
+        command_buffer_refused_ = true;
+        std::fprintf(stderr,
+                     "nanort: warning: %s: %s; its taskiter replays enqueue their kernels one "
+                     "by one instead\n",
+                     name_.c_str(), why.c_str());
+      }
+    }
+    return made;
+  }
+
+  // The kernels as one command buffer, each command after the one before; null (and 'why')
+  // when the driver refuses.
+  cl_command_buffer_khr record_command_buffer(const std::vector<ReplayedKernel> &kernels,
+                                              std::string &why) {
     const CommandBufferApi &api = command_buffers_;
     const cl_command_buffer_properties_khr properties[] = {
         CL_COMMAND_BUFFER_FLAGS_KHR,
@@ -890,53 +946,39 @@ class OpenClDevice final : public Accelerator {
                              : cl_command_buffer_properties_khr{0},
         0};
     cl_int status = CL_SUCCESS;
-    Recorded made;
-    made.buffer = api.create(1, &compute_, properties, &status);
-    const auto fail = [&](const char *call) {
-      release_command_buffer(made);
-      throw OpenClError(status, "recording the command buffer of a taskiter's " +
-                                    std::to_string(kernels.size()) + " kernels failed: " + call +
-                                    " returned " + error_name(status));
+    cl_command_buffer_khr buffer = api.create(1, &compute_, properties, &status);
+    const auto refused = [&](const char *call) -> cl_command_buffer_khr {
+      why = "recording the command buffer of a taskiter's " + std::to_string(kernels.size()) +
+            " kernels failed: " + call + " returned " + error_name(status);
+      if (buffer) api.release(buffer);
+      return nullptr;
     };
     if (status != CL_SUCCESS) {
-      made.buffer = nullptr;
-      fail("clCreateCommandBufferKHR");
+      buffer = nullptr;
+      return refused("clCreateCommandBufferKHR");
     }
     cl_sync_point_khr before = 0;
     for (std::size_t k = 0; k < kernels.size(); ++k) {
-      const KernelLaunch &kernel = kernels[k];
-      cl_program program = nullptr;
-      status = clGetKernelInfo(kernel.kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr);
-      if (status != CL_SUCCESS) fail("clGetKernelInfo");
-      cl_kernel own = clCreateKernel(program, kernel.kernel_name, &status);
-      if (status != CL_SUCCESS) fail("clCreateKernel");
-      made.kernels.push_back(own);
-      for (const KernelLaunch::Argument &argument : kernel.arguments) {
-        status = clSetKernelArg(own, argument.index, argument.size,
-                                argument.at == KernelLaunch::kLocal
-                                    ? nullptr
-                                    : static_cast<const void *>(kernel.values.data() + argument.at));
-        if (status != CL_SUCCESS) fail("clSetKernelArg");
-      }
+      const ReplayedKernel &kernel = kernels[k];
       cl_sync_point_khr point = 0;
-      status = api.ndrange(made.buffer, nullptr, nullptr, own, kernel.dims, nullptr,
+      status = api.ndrange(buffer, nullptr, nullptr, kernel.kernel, kernel.dims, nullptr,
                            kernel.global, kernel.has_local ? kernel.local : nullptr, k ? 1 : 0,
                            k ? &before : nullptr, &point, nullptr);
-      if (status != CL_SUCCESS) fail("clCommandNDRangeKernelKHR");
+      if (status != CL_SUCCESS) return refused("clCommandNDRangeKernelKHR");
       before = point;
     }
-    status = api.finalize(made.buffer);
-    if (status != CL_SUCCESS) fail("clFinalizeCommandBufferKHR");
-    return made;
+    status = api.finalize(buffer);
+    if (status != CL_SUCCESS) return refused("clFinalizeCommandBufferKHR");
+    return buffer;
   }
 
   // (Once nothing handed over names it, and its enqueues have ended.)
-  void release_command_buffer(Recorded &recorded) {
+  void release_recorded(Recorded &recorded) {
     if (!recorded.buffer && recorded.kernels.empty()) return;
     launcher_->drain();
     clFinish(compute_);
     if (recorded.buffer) command_buffers_.release(recorded.buffer);
-    for (cl_kernel kernel : recorded.kernels) clReleaseKernel(kernel);
+    for (const ReplayedKernel &kernel : recorded.kernels) clReleaseKernel(kernel.kernel);
     recorded.buffer = nullptr;
     recorded.kernels.clear();
   }
@@ -1041,9 +1083,10 @@ class OpenClDevice final : public Accelerator {
   cl_command_queue compute_ = nullptr, to_device_ = nullptr, to_host_ = nullptr;
   // Enqueues on compute_; shared with the kernels' completions.
   std::shared_ptr<KernelLauncher> launcher_;
-  // Taskiter replays as command buffers (where the device has cl_khr_command_buffer), by
-  // recording (manager thread only), oldest first.
+  // Taskiter replays (as command buffers where the device has cl_khr_command_buffer and
+  // NANORT_TASKITER_GRAPH=all asks for them), by recording (manager thread only), oldest first.
   CommandBufferApi command_buffers_;
+  bool command_buffer_refused_ = false;  // (said once)
   ReplayCache<Recorded> recorded_{16};
   std::unique_ptr<OpenClMemory> memory_;
   // Manager thread only.
@@ -1059,7 +1102,8 @@ std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceI
                                                        const std::vector<std::size_t> &chosen,
                                                        ProgramCache &cache,
                                                        bool context_per_device,
-                                                       bool launch_thread) {
+                                                       bool launch_thread,
+                                                       bool command_buffers) {
   std::vector<std::unique_ptr<Accelerator>> opened;
   // The groups that share a context: each platform's chosen devices, or each device alone.
   std::vector<std::vector<std::size_t>> groups;
@@ -1085,7 +1129,8 @@ std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceI
         std::make_shared<Context>(devices[group.front()].platform, ids, cache, locks_host);
     for (std::size_t index : group)
       opened.push_back(std::make_unique<OpenClDevice>("opencl" + std::to_string(opened.size()),
-                                                      devices[index], context, launch_thread));
+                                                      devices[index], context, launch_thread,
+                                                      command_buffers));
   }
   return opened;
 }

@@ -64,6 +64,7 @@ std::vector<std::unique_ptr<Accelerator>> open_devices(const std::vector<DeviceI
                                                        const std::vector<std::size_t> &chosen,
                                                        ProgramCache &cache,
                                                        bool context_per_device,
-                                                       bool launch_thread);
+                                                       bool launch_thread,
+                                                       bool command_buffers);
 
 }  // namespace nanort::rt::opencl

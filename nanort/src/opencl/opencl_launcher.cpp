@@ -135,7 +135,8 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
   request.mark = open_;
   request.index = index;
-  request.closes = index + 1 == kernels_per_mark_ || request.launch.command_buffer;
+  request.closes = index + 1 == kernels_per_mark_ || request.launch.command_buffer ||
+                   request.launch.replayed;
   open_->kernels.store(index + 1, std::memory_order_relaxed);
   if (request.closes) open_.reset();
   push_locked(std::move(request));
@@ -303,6 +304,9 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   if (status == CL_SUCCESS && launch.command_buffer) {
     failed_call = "clEnqueueCommandBufferKHR";
     status = enqueue_command_buffer(launch, made);
+  } else if (status == CL_SUCCESS && launch.replayed) {
+    failed_call = "clEnqueueNDRangeKernel";
+    status = enqueue_replayed(launch, made);
   } else if (status == CL_SUCCESS) {
     failed_call = "clEnqueueNDRangeKernel";
     status = clEnqueueNDRangeKernel(queue_, launch.kernel, launch.dims, nullptr, launch.global,
@@ -349,6 +353,28 @@ cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &la
     if (last) clReleaseEvent(last);
     last = made;
   }
+  if (status != CL_SUCCESS && last) {  // (the mark ends with a marker instead)
+    clReleaseEvent(last);
+    last = nullptr;
+  }
+  return status;
+}
+
+cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last) {
+  // (The queue is in order: the first kernel waits for the launch's events, the rest follow.)
+  const std::vector<ReplayedKernel> &kernels = *launch.replayed;
+  cl_int status = CL_SUCCESS;
+  for (std::uint64_t k = 0; k < launch.launches && status == CL_SUCCESS; ++k)
+    for (std::size_t i = 0; i < kernels.size() && status == CL_SUCCESS; ++i) {
+      const ReplayedKernel &kernel = kernels[i];
+      const bool first = k == 0 && i == 0;
+      const bool final = k + 1 == launch.launches && i + 1 == kernels.size();
+      status = clEnqueueNDRangeKernel(
+          queue_, kernel.kernel, kernel.dims, nullptr, kernel.global,
+          kernel.has_local ? kernel.local : nullptr,
+          first ? static_cast<cl_uint>(launch.waits.size()) : 0,
+          first && !launch.waits.empty() ? launch.waits.data() : nullptr, final ? &last : nullptr);
+    }
   if (status != CL_SUCCESS && last) {  // (the mark ends with a marker instead)
     clReleaseEvent(last);
     last = nullptr;

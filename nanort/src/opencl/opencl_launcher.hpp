@@ -72,6 +72,15 @@ struct LaunchMark {
   }
 };
 
+// A taskiter's recorded kernel replayed by enqueuing it again: a kernel object of its own,
+// its arguments set once when recorded, and its launch shape.
+struct ReplayedKernel {
+  cl_kernel kernel = nullptr;
+  cl_uint dims = 0;
+  std::size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool has_local = false;
+};
+
 // One kernel handed to the launcher: what its enqueue needs, the arguments' values copied.
 struct KernelLaunch {
   struct Argument {
@@ -89,11 +98,12 @@ struct KernelLaunch {
   std::vector<Argument> arguments;
   std::vector<unsigned char> values;
   std::vector<cl_event> waits;  // retained: released once enqueued
-  // Instead of the kernel: a taskiter's replays, this command buffer enqueued 'launches' times
-  // (its own mark).
+  // Instead of the kernel: a taskiter's replays, 'launches' times (its own mark) this command
+  // buffer, or else these kernels enqueued in order (the device's owner keeps them alive).
   cl_command_buffer_khr command_buffer = nullptr;
   std::uint64_t launches = 0;
   const CommandBufferApi *command_buffers = nullptr;
+  const std::vector<ReplayedKernel> *replayed = nullptr;
 
   void clear() {
     dims = 0;
@@ -104,6 +114,7 @@ struct KernelLaunch {
     waits.clear();
     command_buffer = nullptr;
     launches = 0;
+    replayed = nullptr;
   }
   void add_value(cl_uint index, const void *value, std::size_t size);
   void add_local(cl_uint index, std::size_t size) { arguments.push_back({index, size, kLocal}); }
@@ -194,6 +205,8 @@ class KernelLauncher {
   void enqueue_kernel(Request &request);
   // The launch's command buffer, enqueued its number of times; 'last' gets the last one's event.
   cl_int enqueue_command_buffer(KernelLaunch &launch, cl_event &last);
+  // The launch's replayed kernels, in order, its number of times; 'last': the last one's event.
+  cl_int enqueue_replayed(KernelLaunch &launch, cl_event &last);
   // The mark ends with 'event' (its last kernel's, or a marker after it).
   void close(const std::shared_ptr<LaunchMark> &mark, cl_event event);
   void close_with_marker(const std::shared_ptr<LaunchMark> &mark);
