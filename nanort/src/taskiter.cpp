@@ -352,6 +352,26 @@ std::vector<Access> TaskIter::merged_accesses() const {
   return merged;
 }
 
+bool TaskIter::starts_aligned(const std::vector<Access> &merged, std::size_t alignment) const {
+  if (alignment <= 1) return true;
+  for (const Recorded &r : recorded_)
+    for (const std::vector<Access> *list : {&r.accesses, &r.copies}) {
+      if (list == &r.accesses && !r.copy_deps) continue;
+      for (const Access &access : *list) {
+        if (access.region.empty()) continue;
+        const std::uintptr_t first = access.region.first();
+        // (The spans are sorted and apart: the last one starting at or before 'first'.)
+        auto span = std::upper_bound(merged.begin(), merged.end(), first,
+                                     [](std::uintptr_t address, const Access &m) {
+                                       return address < m.region.first();
+                                     });
+        if (span == merged.begin()) return false;
+        if ((first - std::prev(span)->region.first()) % alignment != 0) return false;
+      }
+    }
+  return true;
+}
+
 void TaskIter::arm(std::vector<Task *> &roots, bool last, Task *owner) {
   if (owner != owner_) {
     owner_ = owner;

@@ -120,6 +120,10 @@ class TaskIter {
   // region each), overlapping spans merged, each written (inout) where any task writes part
   // of it, else read.
   std::vector<Access> merged_accesses() const;
+  // Whether each task's data starts a multiple of 'alignment' bytes into the merged span that
+  // holds it (of 'merged', from merged_accesses): an OpenCL device can give a kernel a buffer
+  // only at such an offset into an allocation.
+  bool starts_aligned(const std::vector<Access> &merged, std::size_t alignment) const;
 
   // Set by the runtime (Runtime::replay, the owner's thread only): the device of graph
   // launches (-1 not decided, -2 never), its index among the CUDA GPUs, and the accesses of

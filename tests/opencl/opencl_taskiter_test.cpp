@@ -165,6 +165,36 @@ TEST_P(Taskiter, UpdatedIterationsGiveTheKernelsTheirOwnValues) {
     EXPECT_EQ(records, iterations - 1);
 }
 
+// Kernels on overlapping ranges that start a few elements apart: inside the span of data a
+// replay stages at once, the second starts 12 bytes in, an offset no OpenCL device can give a
+// kernel. The replays go task by task instead of as one launch (each task's data placed where
+// its kernel can be given it), with the results of the loop run task by task.
+TEST_P(Taskiter, OverlappingRangesAtOddOffsetsReplayTaskByTask) {
+  constexpr int n = 1000, iterations = 4;
+  const auto step = [&](std::vector<int> &x) {
+    ASSERT_OK(Task(kAdd, AddArgs{x.data(), 1, 600}).inout(x.data(), 600).ndrange({600}).submit());
+    ASSERT_OK(Task(kAdd, AddArgs{x.data() + 3, 2, 600})
+                  .inout(x.data() + 3, 600)
+                  .ndrange({600})
+                  .submit());
+  };
+  auto &x_seq = array<int>(n, 0);
+  for (int it = 0; it < iterations; ++it) step(x_seq);
+  ASSERT_OK(nanort_taskwait());
+  auto &x = array<int>(n, 0);
+  nanort_taskiter *iter = nullptr;
+  ASSERT_OK(nanort_taskiter_begin(&iter));
+  step(x);
+  ASSERT_OK(nanort_taskiter_replay(iter, iterations - 1));
+  const int graph_device = reinterpret_cast<nanort::rt::TaskIter *>(iter)->graph_device;
+  ASSERT_OK(nanort_taskiter_end(iter, 0));
+  ASSERT_OK(nanort_taskwait());
+  EXPECT_LT(graph_device, 0) << "replayed as one launch";
+  EXPECT_EQ(x, x_seq);
+  EXPECT_EQ(x[0], iterations);
+  EXPECT_EQ(x[100], 3 * iterations);
+}
+
 NANORT_INSTANTIATE_ON_DEVICES(Taskiter);
 
 }  // namespace

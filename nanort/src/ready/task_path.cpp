@@ -744,11 +744,19 @@ bool Runtime::try_graph_replays(TaskIter *iter) {
     iter->graph_device = -2;  // never
     return false;
   }
+  std::vector<Access> merged = iter->merged_accesses();
+  // (Data that kernels could not be given inside the merged spans: replayed task by task,
+  // each task's data placed where its kernel can be given it.)
+  if (!iter->starts_aligned(merged, accelerators_[static_cast<std::size_t>(device)]
+                                        ->memory().argument_alignment())) {
+    iter->graph_device = -2;
+    return false;
+  }
   int index = 0;
   for (int d = 0; d < device; ++d)
     index += accelerators_[static_cast<std::size_t>(d)]->kind() == where->kind();
   iter->graph_index = index;
-  iter->graph_accesses = iter->merged_accesses();
+  iter->graph_accesses = std::move(merged);
   iter->graph_device = device;
   return true;
 }
