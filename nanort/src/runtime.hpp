@@ -274,8 +274,8 @@ class Runtime final : public DeviceWork {
   std::atomic<std::uint64_t> early_across_releases_{0};
   std::unique_ptr<dc::CopyListener> copy_listener_;
   std::unique_ptr<SchedulerPolicy> device_queues_[NANORT_DEVICE_KIND_COUNT];
-  // What device tasks took, for kinds of several devices: their shared queue hands out the
-  // longest first.
+  // What device tasks took, for kinds of several devices: the pace at which each device
+  // takes tasks from their shared queue (scheduler/task_costs.hpp).
   TaskCosts task_costs_;
   int device_counts_[NANORT_DEVICE_KIND_COUNT] = {};
   std::vector<std::unique_ptr<DeviceManager>> managers_;

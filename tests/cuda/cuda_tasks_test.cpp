@@ -681,7 +681,7 @@ TEST_F(Cuda, PageLockedHostMemoryIsCopiedDirectly) {
 }  // namespace
 
 // Taskiter on a GPU (issue 22): one iteration of independent kernels on slices, a chain over
-// the whole array and a saxpy, recorded and replayed; each replay is one CUDA Graph launch (NANORT_TASKITER_GRAPH=cuda, the default), and the results are those of
+// the whole array and a saxpy, recorded and replayed; each replay is one CUDA Graph launch (NANORT_TASKITER_GRAPH=enqueue, the default, or cuda), and the results are those of
 // the same loop run task by task. Placed on the first GPU: one device, as the graph needs.
 void taskiter_iteration(std::vector<int> &x, std::vector<float> &fx, std::vector<float> &fy,
                         int iteration_value) {

@@ -96,12 +96,23 @@ TEST(TaskCosts, ADeviceTakesItsNextTaskJustBeforeItNeedsIt) {
   // Ahead by a share of the running task's time, at least kMinAheadNs.
   EXPECT_EQ(TaskCosts::ahead_of(10 * ms), 6 * ms);
   EXPECT_EQ(TaskCosts::ahead_of(ms / 10), TaskCosts::kMinAheadNs);
-  const std::uint64_t ahead = TaskCosts::ahead_of(9 * ms);  // 5.4 ms
-  EXPECT_TRUE(TaskCosts::take_next_now(ms, 0, ahead));  // not paced: at once, as before
-  EXPECT_FALSE(TaskCosts::take_next_now(ms, 9 * ms, ahead));
-  EXPECT_FALSE(TaskCosts::take_next_now(3 * ms, 9 * ms, ahead));
-  EXPECT_TRUE(TaskCosts::take_next_now(4 * ms, 9 * ms, ahead));
-  EXPECT_TRUE(TaskCosts::take_next_now(10 * ms, 9 * ms, ahead));  // late
+  // Taking a 9 ms task with nothing held: busy until 9 ms, the next taken from 3.6 ms on.
+  const TaskCosts::Pace pace = TaskCosts::after_taking({}, 0, 0, 9 * ms, 0);
+  EXPECT_EQ(pace.busy_until_ns, 9 * ms);
+  EXPECT_FALSE(TaskCosts::take_next_now(ms, pace));
+  EXPECT_FALSE(TaskCosts::take_next_now(3 * ms, pace));
+  EXPECT_TRUE(TaskCosts::take_next_now(4 * ms, pace));
+  EXPECT_TRUE(TaskCosts::take_next_now(10 * ms, pace));  // late
+  // The next one, taken at 4 ms, starts when the first ends.
+  const TaskCosts::Pace second = TaskCosts::after_taking(pace, 1, 4 * ms, 2 * ms, 0);
+  EXPECT_EQ(second.busy_until_ns, 11 * ms);
+  // Not paced: a task of unknown time, one with inputs to copy in, and whatever is taken
+  // while an unpaced task is held.
+  EXPECT_TRUE(TaskCosts::take_next_now(0, TaskCosts::after_taking({}, 0, 0, 0, 0)));
+  EXPECT_TRUE(TaskCosts::take_next_now(
+      0, TaskCosts::after_taking({}, 0, 0, 9 * ms, TaskCosts::kPacedReadBytes)));
+  EXPECT_TRUE(TaskCosts::take_next_now(0, TaskCosts::after_taking({}, 1, 0, 9 * ms, 0)));
+  EXPECT_TRUE(TaskCosts::take_next_now(0, TaskCosts::Pace{}));
 }
 
 // Two devices sharing the queue as the device managers do (Runtime::pop_device_task, with
@@ -129,7 +140,7 @@ double makespan(const std::vector<double> &cost, const std::vector<double> &befo
   };
   struct Device {
     std::deque<std::uint64_t> ends;  // of the tasks it holds, ns
-    std::uint64_t busy_until = 0, ahead = 0;  // as the runtime's SharedPace
+    TaskCosts::Pace pace;            // as the runtime's
   };
   std::array<Device, 2> devices;
   std::uint64_t last = 0;
@@ -143,15 +154,13 @@ double makespan(const std::vector<double> &cost, const std::vector<double> &befo
         d.ends.pop_front();
       }
       while (d.ends.size() < 2 && q->size_hint() > 0) {
-        if (paced && !d.ends.empty() && !TaskCosts::take_next_now(now, d.busy_until, d.ahead))
-          break;
+        if (paced && !d.ends.empty() && !TaskCosts::take_next_now(now, d.pace)) break;
         Task *task = q->pop(0);
         const std::uint64_t took = static_cast<std::uint64_t>(cost[index_of(task)] * 1e6);
         const std::uint64_t start = d.ends.empty() ? now : d.ends.back();
+        d.pace = TaskCosts::after_taking(d.pace, d.ends.size(), now,
+                                         costs.expected_ns(*task, NANORT_DEVICE_CUDA), 0);
         d.ends.push_back(start + took);
-        const std::uint64_t expected = costs.expected_ns(*task, NANORT_DEVICE_CUDA);
-        d.busy_until = (d.ends.size() > 1 ? std::max(now, d.busy_until) : now) + expected;
-        d.ahead = TaskCosts::ahead_of(expected);
       }
     }
   }

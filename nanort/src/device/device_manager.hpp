@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../idle_waiters.hpp"
+#include "../scheduler/task_costs.hpp"
 #include "../spin_lock.hpp"
 
 namespace nanort::rt {
@@ -58,14 +59,9 @@ class DeviceManager {
   double seconds_per_byte() const { return seconds_per_byte_.load(std::memory_order_relaxed); }
   // Tasks it took from its kind's shared queue that have not ended (staged, running, or held).
   std::size_t shared_load() const { return shared_count_.load(std::memory_order_relaxed); }
-  // When the tasks it took from the shared queue are expected to end (0: unknown, or not
-  // paced), and how long before that it takes the next (Runtime::pop_device_task, by
-  // TaskCosts' figures, in this manager's thread alone).
-  struct SharedPace {
-    std::uint64_t busy_until_ns = 0;
-    std::uint64_t ahead_ns = 0;
-  };
-  SharedPace &shared_pace() { return shared_pace_; }
+  // Where it stands with the tasks it took from the shared queue (TaskCosts::Pace; read and
+  // written by Runtime::pop_device_task, in this manager's thread alone).
+  TaskCosts::Pace &shared_pace() { return shared_pace_; }
   // Tasks waiting in this device's own queue or running on it, for placement decisions.
   double load() const {
     return static_cast<double>(early_count_.load(std::memory_order_relaxed) +
@@ -132,7 +128,7 @@ class DeviceManager {
   std::deque<Task *> early_;  // guarded by early_lock_
   std::atomic<std::size_t> early_count_{0};
   std::atomic<std::size_t> shared_count_{0};  // shared_load()
-  SharedPace shared_pace_;
+  TaskCosts::Pace shared_pace_;
   std::atomic<std::size_t> running_count_{0};  // running_.size(), for other threads
   std::atomic<std::int64_t> expected_work_ns_{0};
   std::atomic<double> seconds_per_byte_{1.0 / 16e9};

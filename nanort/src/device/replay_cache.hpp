@@ -20,7 +20,7 @@ inline void append_signature(ReplaySignature &signature, const void *bytes, std:
   signature.insert(signature.end(), first, first + n);
 }
 
-// Entry: has 'signature' and made() (it holds a graph or buffer).
+// Entry: has 'signature' and made() (it holds what replays launch: a graph, or kernels).
 template <class Entry>
 class ReplayCache {
  public:

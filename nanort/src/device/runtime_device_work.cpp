@@ -40,10 +40,9 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int index, std::size_t d
         return nullptr;
   // Holding tasks whose times are known, it takes the next only when they are about to end
   // (task_costs.hpp says why).
-  DeviceManager::SharedPace &pace = manager.shared_pace();
+  TaskCosts::Pace &pace = manager.shared_pace();
   const std::uint64_t now = Observer::now_ns();
-  if (held > 0 && !TaskCosts::take_next_now(now, pace.busy_until_ns, pace.ahead_ns))
-    return nullptr;
+  if (held > 0 && !TaskCosts::take_next_now(now, pace)) return nullptr;
   Task *task = device_queues_[kind]->pop(index);
   if (!task) return nullptr;
   std::uint64_t reads = 0;
@@ -51,13 +50,7 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int index, std::size_t d
     if (access.mode != NANORT_OUT) reads += access.region.bytes();
   for (const Access &copy : task->copies)
     if (copy.mode != NANORT_OUT) reads += copy.region.bytes();
-  const std::uint64_t expected =
-      reads < TaskCosts::kPacedReadBytes ? task_costs_.expected_ns(*task, kind) : 0;
-  if (expected == 0 || (held > 0 && pace.busy_until_ns == 0))
-    pace = {};  // not paced: the next is taken as soon as the device has room, as before
-  else
-    pace = {(held > 0 ? std::max(now, pace.busy_until_ns) : now) + expected,
-            TaskCosts::ahead_of(expected)};
+  pace = TaskCosts::after_taking(pace, held, now, task_costs_.expected_ns(*task, kind), reads);
   return task;
 }
 

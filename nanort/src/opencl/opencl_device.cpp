@@ -702,7 +702,8 @@ class OpenClDevice final : public Accelerator {
     for (cl_command_queue queue : {compute_, to_device_, to_host_}) clFinish(queue);
     recorded_.clear([&](Recorded &recorded) {
       if (recorded.buffer) command_buffers_.release(recorded.buffer);
-      for (const ReplayedKernel &kernel : recorded.kernels) clReleaseKernel(kernel.kernel);
+      if (recorded.kernels)
+        for (const ReplayedKernel &kernel : *recorded.kernels) clReleaseKernel(kernel.kernel);
     });
     for (auto &[key, kernel] : kernels_) clReleaseKernel(kernel);
     memory_.reset();  // before the queues it uses
@@ -787,12 +788,14 @@ class OpenClDevice final : public Accelerator {
  private:
   struct KernelEntry;
   // A taskiter's replays as recorded: its kernels, each a kernel object of its own with its
-  // arguments set, and where the device has them, a command buffer of them.
+  // arguments set (shared with the launches handed over, which outlive a move of the entry),
+  // and where the device has them, a command buffer of them.
   struct Recorded {
     cl_command_buffer_khr buffer = nullptr;
-    std::vector<ReplayedKernel> kernels;
-    ReplaySignature signature;  // of its kernels, as recorded
-    bool made() const { return !kernels.empty(); }
+    std::shared_ptr<std::vector<ReplayedKernel>> kernels;
+    ReplaySignature signature;  // of its kernels, as recorded: shapes and argument values
+    ReplaySignature shape;      // the kernels, their launch shapes and arguments' sizes alone
+    bool made() const { return kernels && !kernels->empty(); }
   };
   // Fills 'launch' for the task's kernel (all but its waits) and returns the kernel's entry.
   KernelEntry &prepare(const Task &task, const nanort_task_impl &impl,
@@ -825,19 +828,21 @@ class OpenClDevice final : public Accelerator {
 
   // A taskiter's replays ('task' launches them: task.replay's tasks, their data among 'data'):
   // the replayed kernels recorded in order, each a kernel object of its own with its arguments
-  // set once, and where the device has cl_khr_command_buffer, a command buffer of them,
-  // finalized once. Each replay then is one enqueue of the command buffer, or else one enqueue
-  // of each kernel, in order on the in-order queue: no argument set, no task made. Recorded
-  // again when their arguments change (a buffer moved). A later recording of the same kernels
-  // and arguments takes over an earlier one's.
+  // set once, and where the device has cl_khr_command_buffer (NANORT_TASKITER_GRAPH=all), a
+  // command buffer of them, finalized once. Each replay then is one enqueue of the command
+  // buffer, or else one enqueue of each kernel, in order on the in-order queue: no argument
+  // set, no task made. When only argument values changed (an update's values, a buffer moved),
+  // the kernel objects take the new ones; anything else, or a command buffer, records again. A
+  // later recording of the same kernels and arguments takes over an earlier one's.
   dc::CompletionPtr launch_replays(const Task &task, const std::vector<dc::DataAccess> &data,
                                    const dc::Directory::Staging &staging) {
     const std::vector<Task *> &tasks = task.replay->tasks();
     const std::uint64_t key = task.replay->id();
     std::vector<KernelLaunch> kernels(tasks.size());
-    ReplaySignature signature;
+    ReplaySignature signature, shape;
     const auto add = [&](const void *bytes, std::size_t n) {
       append_signature(signature, bytes, n);
+      append_signature(shape, bytes, n);
     };
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       KernelLaunch &kernel = kernels[k];
@@ -851,18 +856,27 @@ class OpenClDevice final : public Accelerator {
         add(&argument.index, sizeof argument.index);
         add(&argument.size, sizeof argument.size);
         if (argument.at != KernelLaunch::kLocal)
-          add(kernel.values.data() + argument.at, argument.size);
+          append_signature(signature, kernel.values.data() + argument.at, argument.size);
       }
     }
     Recorded &recorded =
         recorded_.entry(key, signature, [&](Recorded &oldest) { release_recorded(oldest); });
-    const bool record = !recorded.made() || recorded.signature != signature;
-    if (record) {
+    const bool same = recorded.made() && recorded.signature == signature;
+    bool recorded_now = false;
+    if (!same && recorded.made() && !recorded.buffer && recorded.shape == shape) {
+      launcher_->drain();  // (the launcher has enqueued the kernels with their old values)
+      std::lock_guard<std::mutex> objects(context_->memory_objects());
+      set_arguments(*recorded.kernels, kernels);
+      recorded.signature = std::move(signature);
+      task.replay->graph_updates.fetch_add(1, std::memory_order_relaxed);
+    } else if (!same) {
       Recorded made = record_replays(kernels);
       release_recorded(recorded);
       recorded = std::move(made);
       recorded.signature = std::move(signature);
+      recorded.shape = std::move(shape);
       task.replay->graph_captures.fetch_add(1, std::memory_order_relaxed);
+      recorded_now = true;
     }
     KernelLaunch &launch = launch_;
     launch.clear();
@@ -871,7 +885,7 @@ class OpenClDevice final : public Accelerator {
       launch.command_buffer = recorded.buffer;
       launch.command_buffers = &command_buffers_;
     } else {
-      launch.replayed = &recorded.kernels;
+      launch.replayed = recorded.kernels;
     }
     launch.launches = 1;  // the replays it stands for (Runtime::replay)
     if (task.args_size == sizeof launch.launches)
@@ -880,11 +894,22 @@ class OpenClDevice final : public Accelerator {
     for (cl_event wait : launch.waits) clRetainEvent(wait);  // (the launcher releases them)
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
                                                                memory_->context());
-    if (record || !launcher_->threaded()) {  // (a new recording's first launch)
+    if (recorded_now || !launcher_->threaded()) {  // (a new recording's first launch)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
     }
     return done;
+  }
+
+  // The recorded kernel objects take the arguments of 'kernels' (the same kernels and shapes).
+  static void set_arguments(const std::vector<ReplayedKernel> &own,
+                            const std::vector<KernelLaunch> &kernels) {
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      for (const KernelLaunch::Argument &argument : kernels[k].arguments) {
+        if (argument.at == KernelLaunch::kLocal) continue;  // (its size is in the shape)
+        NANORT_CL_CHECK(clSetKernelArg(own[k].kernel, argument.index, argument.size,
+                                       kernels[k].values.data() + argument.at));
+      }
   }
 
   // Each kernel gets a kernel object of its own, its arguments set once: an implementation
@@ -893,9 +918,11 @@ class OpenClDevice final : public Accelerator {
   // the driver refuses to record leaves the kernels to be enqueued one by one (said once).
   Recorded record_replays(const std::vector<KernelLaunch> &kernels) {
     Recorded made;
+    made.kernels = std::make_shared<std::vector<ReplayedKernel>>();
+    std::vector<ReplayedKernel> &own = *made.kernels;
     cl_int status = CL_SUCCESS;
     const auto fail = [&](const char *call) {
-      release_recorded(made);
+      for (const ReplayedKernel &kernel : own) clReleaseKernel(kernel.kernel);  // (not handed over)
       throw OpenClError(status, "recording a taskiter's " + std::to_string(kernels.size()) +
                                     " kernels failed: " + call + " returned " +
                                     error_name(status));
@@ -904,27 +931,27 @@ class OpenClDevice final : public Accelerator {
       cl_program program = nullptr;
       status = clGetKernelInfo(kernel.kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr);
       if (status != CL_SUCCESS) fail("clGetKernelInfo");
-      ReplayedKernel own;
-      own.kernel = clCreateKernel(program, kernel.kernel_name, &status);
+      ReplayedKernel one;
+      one.kernel = clCreateKernel(program, kernel.kernel_name, &status);
       if (status != CL_SUCCESS) fail("clCreateKernel");
-      made.kernels.push_back(own);
+      one.dims = kernel.dims;
+      std::copy(kernel.global, kernel.global + 3, one.global);
+      std::copy(kernel.local, kernel.local + 3, one.local);
+      one.has_local = kernel.has_local;
+      own.push_back(one);
       for (const KernelLaunch::Argument &argument : kernel.arguments) {
-        status = clSetKernelArg(own.kernel, argument.index, argument.size,
+        status = clSetKernelArg(one.kernel, argument.index, argument.size,
                                 argument.at == KernelLaunch::kLocal
                                     ? nullptr
                                     : static_cast<const void *>(kernel.values.data() + argument.at));
         if (status != CL_SUCCESS) fail("clSetKernelArg");
       }
-      ReplayedKernel &shape = made.kernels.back();
-      shape.dims = kernel.dims;
-      std::copy(kernel.global, kernel.global + 3, shape.global);
-      std::copy(kernel.local, kernel.local + 3, shape.local);
-      shape.has_local = kernel.has_local;
     }
-    if (command_buffers_.usable()) {
+    // (A device whose driver refused one is not asked again.)
+    if (command_buffers_.usable() && !command_buffer_refused_) {
       std::string why;
-      made.buffer = record_command_buffer(made.kernels, why);
-      if (!made.buffer && !command_buffer_refused_) {
+      made.buffer = record_command_buffer(own, why);
+      if (!made.buffer) {
         command_buffer_refused_ = true;
         std::fprintf(stderr,
                      "nanort: warning: %s: %s; its taskiter replays enqueue their kernels one "
@@ -972,15 +999,19 @@ class OpenClDevice final : public Accelerator {
     return buffer;
   }
 
-  // (Once nothing handed over names it, and its enqueues have ended.)
+  // (Once the launcher has enqueued what names it; a command buffer once its enqueues have
+  // ended too. Kernel objects live on in the commands enqueued with them.)
   void release_recorded(Recorded &recorded) {
-    if (!recorded.buffer && recorded.kernels.empty()) return;
+    if (!recorded.buffer && !recorded.made()) return;
     launcher_->drain();
-    clFinish(compute_);
-    if (recorded.buffer) command_buffers_.release(recorded.buffer);
-    for (const ReplayedKernel &kernel : recorded.kernels) clReleaseKernel(kernel.kernel);
+    if (recorded.buffer) {
+      clFinish(compute_);
+      command_buffers_.release(recorded.buffer);
+    }
+    if (recorded.kernels)
+      for (const ReplayedKernel &kernel : *recorded.kernels) clReleaseKernel(kernel.kernel);
     recorded.buffer = nullptr;
-    recorded.kernels.clear();
+    recorded.kernels.reset();
   }
 
   cl_command_queue make_queue() {

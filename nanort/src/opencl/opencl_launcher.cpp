@@ -290,8 +290,9 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   KernelLaunch &launch = request.launch;
   cl_int status = CL_SUCCESS;
   const char *failed_call = "clSetKernelArg";
-  std::unique_lock<std::mutex> objects;  // (a command buffer's arguments were set before)
-  if (memory_objects_ && !launch.command_buffer)
+  // (A command buffer's arguments were set before; replayed kernels lock each enqueue.)
+  std::unique_lock<std::mutex> objects;
+  if (memory_objects_ && !launch.command_buffer && !launch.replayed)
     objects = std::unique_lock<std::mutex>(*memory_objects_);
   for (const KernelLaunch::Argument &argument : launch.arguments) {
     status = clSetKernelArg(launch.kernel, argument.index, argument.size,
@@ -318,6 +319,11 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   if (objects) objects.unlock();
   for (cl_event wait : launch.waits) clReleaseEvent(wait);
   launch.waits.clear();
+  if (status == CL_SUCCESS && request.closes && !made &&
+      (launch.command_buffer || launch.replayed)) {  // (nothing enqueued: no replay asked)
+    close_with_marker(request.mark);
+    return;
+  }
   if (status != CL_SUCCESS) {
     LaunchMark &mark = *request.mark;
     mark.failures[request.index] = "launching kernel '" + std::string(launch.kernel_name) +
@@ -369,6 +375,8 @@ cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last) {
       const ReplayedKernel &kernel = kernels[i];
       const bool first = k == 0 && i == 0;
       const bool final = k + 1 == launch.launches && i + 1 == kernels.size();
+      std::unique_lock<std::mutex> objects;  // (per enqueue: a replay may be long)
+      if (memory_objects_) objects = std::unique_lock<std::mutex>(*memory_objects_);
       status = clEnqueueNDRangeKernel(
           queue_, kernel.kernel, kernel.dims, nullptr, kernel.global,
           kernel.has_local ? kernel.local : nullptr,

@@ -103,7 +103,7 @@ struct KernelLaunch {
   cl_command_buffer_khr command_buffer = nullptr;
   std::uint64_t launches = 0;
   const CommandBufferApi *command_buffers = nullptr;
-  const std::vector<ReplayedKernel> *replayed = nullptr;
+  std::shared_ptr<const std::vector<ReplayedKernel>> replayed;
 
   void clear() {
     dims = 0;
@@ -114,7 +114,7 @@ struct KernelLaunch {
     waits.clear();
     command_buffer = nullptr;
     launches = 0;
-    replayed = nullptr;
+    replayed.reset();
   }
   void add_value(cl_uint index, const void *value, std::size_t size);
   void add_local(cl_uint index, std::size_t size) { arguments.push_back({index, size, kLocal}); }

@@ -10,16 +10,17 @@
 // first, nearly empty, slices). Taking the next task only when the running ones are expected
 // to end soon makes the choice at nearly the time a free device would (greedy list
 // scheduling: the devices end within about a short task of each other) and keeps the overlap
-// (1.010 to 1.017). Tasks with inputs to copy are taken as early as before: moving their data
-// while the device computes is worth more. The expected time of a task is what the same task
-// took the last times: the same pragma on the same data (the first byte of the first data it
-// writes), which a program repeating its steps over the same arrays gives every step. A task
-// not seen before is taken as soon as the device has room.
+// (1.010 to 1.015). While a device holds a task with inputs to copy, or one not seen before,
+// it takes the next as early as before: moving data while the device computes is worth more.
+// The expected time of a task is what the same task took the last times: the same pragma on
+// the same data (the first byte of the first data it writes), which a program repeating its
+// steps over the same arrays gives every step.
 #pragma once
 
 #include <nanort/nanort.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 
@@ -51,11 +52,26 @@ class TaskCosts {
   std::uint64_t expected_ns(const Task &task, nanort_device_kind kind) const;
   std::size_t size() const;
 
-  // Whether a device whose tasks are expected to keep it busy until 'busy_until_ns' (0:
-  // unknown) takes its next task at 'now_ns', taking tasks 'ahead_ns' before they are needed.
-  static bool take_next_now(std::uint64_t now_ns, std::uint64_t busy_until_ns,
-                            std::uint64_t ahead_ns) {
-    return busy_until_ns == 0 || now_ns + ahead_ns >= busy_until_ns;
+  // Where a device stands with the tasks it took from its kind's shared queue: when they are
+  // expected to end (0: not paced: its next task is taken as soon as it has room), and how
+  // long before that it takes the next.
+  struct Pace {
+    std::uint64_t busy_until_ns = 0;
+    std::uint64_t ahead_ns = 0;
+  };
+  // Whether a device at 'pace' takes its next task at 'now_ns'.
+  static bool take_next_now(std::uint64_t now_ns, const Pace &pace) {
+    return pace.busy_until_ns == 0 || now_ns + pace.ahead_ns >= pace.busy_until_ns;
+  }
+  // The pace after a device that held 'held' tasks at 'pace' took, at 'now_ns', one expected
+  // to take 'expected_ns' (0: unknown) that reads 'read_bytes'. Paced only while every task
+  // it holds is: known, and reading less than kPacedReadBytes.
+  static Pace after_taking(const Pace &pace, std::size_t held, std::uint64_t now_ns,
+                           std::uint64_t expected_ns, std::uint64_t read_bytes) {
+    if (expected_ns == 0 || read_bytes >= kPacedReadBytes || (held > 0 && pace.busy_until_ns == 0))
+      return {};
+    return {(held > 0 ? std::max(now_ns, pace.busy_until_ns) : now_ns) + expected_ns,
+            ahead_of(expected_ns)};
   }
   // How long before it is needed a device takes the task after one expected to take
   // 'expected_ns' (see kAheadShare).
