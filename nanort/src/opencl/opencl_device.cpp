@@ -901,14 +901,18 @@ class OpenClDevice final : public Accelerator {
     return done;
   }
 
-  // The recorded kernel objects take the arguments of 'kernels' (the same kernels and shapes).
-  static void set_arguments(const std::vector<ReplayedKernel> &own,
+  // The recorded kernel objects take the arguments of 'kernels' (the same kernels and shapes,
+  // so the same layout of values) that differ from those they have.
+  static void set_arguments(std::vector<ReplayedKernel> &own,
                             const std::vector<KernelLaunch> &kernels) {
     for (std::size_t k = 0; k < kernels.size(); ++k)
       for (const KernelLaunch::Argument &argument : kernels[k].arguments) {
         if (argument.at == KernelLaunch::kLocal) continue;  // (its size is in the shape)
-        NANORT_CL_CHECK(clSetKernelArg(own[k].kernel, argument.index, argument.size,
-                                       kernels[k].values.data() + argument.at));
+        const unsigned char *value = kernels[k].values.data() + argument.at;
+        unsigned char *had = own[k].values.data() + argument.at;
+        if (std::memcmp(value, had, argument.size) == 0) continue;
+        NANORT_CL_CHECK(clSetKernelArg(own[k].kernel, argument.index, argument.size, value));
+        std::memcpy(had, value, argument.size);
       }
   }
 
@@ -934,13 +938,15 @@ class OpenClDevice final : public Accelerator {
       ReplayedKernel one;
       one.kernel = clCreateKernel(program, kernel.kernel_name, &status);
       if (status != CL_SUCCESS) fail("clCreateKernel");
+      one.name = kernel.kernel_name;
+      one.values = kernel.values;
       one.dims = kernel.dims;
       std::copy(kernel.global, kernel.global + 3, one.global);
       std::copy(kernel.local, kernel.local + 3, one.local);
       one.has_local = kernel.has_local;
-      own.push_back(one);
+      own.push_back(std::move(one));
       for (const KernelLaunch::Argument &argument : kernel.arguments) {
-        status = clSetKernelArg(one.kernel, argument.index, argument.size,
+        status = clSetKernelArg(own.back().kernel, argument.index, argument.size,
                                 argument.at == KernelLaunch::kLocal
                                     ? nullptr
                                     : static_cast<const void *>(kernel.values.data() + argument.at));

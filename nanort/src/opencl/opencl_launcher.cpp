@@ -302,12 +302,13 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     if (status != CL_SUCCESS) break;
   }
   cl_event made = nullptr;
+  std::string failure;
   if (status == CL_SUCCESS && launch.command_buffer) {
     failed_call = "clEnqueueCommandBufferKHR";
     status = enqueue_command_buffer(launch, made);
   } else if (status == CL_SUCCESS && launch.replayed) {
     failed_call = "clEnqueueNDRangeKernel";
-    status = enqueue_replayed(launch, made);
+    status = enqueue_replayed(launch, made, failure);
   } else if (status == CL_SUCCESS) {
     failed_call = "clEnqueueNDRangeKernel";
     status = clEnqueueNDRangeKernel(queue_, launch.kernel, launch.dims, nullptr, launch.global,
@@ -326,8 +327,10 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   }
   if (status != CL_SUCCESS) {
     LaunchMark &mark = *request.mark;
-    mark.failures[request.index] = "launching kernel '" + std::string(launch.kernel_name) +
-                                   "' failed: " + failed_call + " returned " + error_name(status);
+    mark.failures[request.index] =
+        !failure.empty() ? failure
+                         : "launching kernel '" + std::string(launch.kernel_name) + "' failed: " +
+                               failed_call + " returned " + error_name(status);
     mark.failed.fetch_or(std::uint32_t{1} << request.index, std::memory_order_release);
     wake();
     if (request.closes) close_with_marker(request.mark);
@@ -366,7 +369,8 @@ cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &la
   return status;
 }
 
-cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last) {
+cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last,
+                                        std::string &failure) {
   // (The queue is in order: the first kernel waits for the launch's events, the rest follow.)
   const std::vector<ReplayedKernel> &kernels = *launch.replayed;
   cl_int status = CL_SUCCESS;
@@ -382,6 +386,13 @@ cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last) {
           kernel.has_local ? kernel.local : nullptr,
           first ? static_cast<cl_uint>(launch.waits.size()) : 0,
           first && !launch.waits.empty() ? launch.waits.data() : nullptr, final ? &last : nullptr);
+      if (status != CL_SUCCESS)
+        failure = "replaying kernel '" + std::string(kernel.name) + "' (kernel " +
+                  std::to_string(i + 1) + " of " + std::to_string(kernels.size()) +
+                  " of the taskiter's iteration, replay " + std::to_string(k + 1) + " of " +
+                  std::to_string(launch.launches) +
+                  ") failed: clEnqueueNDRangeKernel returned " + error_name(status) +
+                  "; the kernels before it were enqueued";
     }
   if (status != CL_SUCCESS && last) {  // (the mark ends with a marker instead)
     clReleaseEvent(last);

@@ -73,9 +73,12 @@ struct LaunchMark {
 };
 
 // A taskiter's recorded kernel replayed by enqueuing it again: a kernel object of its own,
-// its arguments set once when recorded, and its launch shape.
+// its arguments set once when recorded (their bytes kept, as KernelLaunch::values lays them
+// out), and its launch shape.
 struct ReplayedKernel {
   cl_kernel kernel = nullptr;
+  const char *name = nullptr;  // static storage (the task site's)
+  std::vector<unsigned char> values;
   cl_uint dims = 0;
   std::size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
   bool has_local = false;
@@ -206,7 +209,8 @@ class KernelLauncher {
   // The launch's command buffer, enqueued its number of times; 'last' gets the last one's event.
   cl_int enqueue_command_buffer(KernelLaunch &launch, cl_event &last);
   // The launch's replayed kernels, in order, its number of times; 'last': the last one's event.
-  cl_int enqueue_replayed(KernelLaunch &launch, cl_event &last);
+  // On a failure, 'failure' says which kernel of which replay.
+  cl_int enqueue_replayed(KernelLaunch &launch, cl_event &last, std::string &failure);
   // The mark ends with 'event' (its last kernel's, or a marker after it).
   void close(const std::shared_ptr<LaunchMark> &mark, cl_event event);
   void close_with_marker(const std::shared_ptr<LaunchMark> &mark);
