@@ -462,15 +462,18 @@ nanort_plugin_program(multi_device_c nanocc "NANORT_CPU_WORKERS=2;${plugin_openc
 nanort_plugin_program(multi_device_no_opencl_c nanocc
                       "NANORT_CPU_WORKERS=2;NANORT_OPENCL_DEVICES=none" -Wall -DNO_OPENCL
                       ${p}/multi_device.c)
-# taskiter of OpenCL kernel tasks (replayed as enqueued kernels, the default), and again task
-# by task: both against the loop run in order.
+# taskiter of OpenCL kernel tasks (replayed as enqueued kernels, the default; again with a
+# launcher thread enqueuing them), and again task by task: each against the loop run in order.
 nanort_plugin_program(opencl_taskiter_c nanocc "NANORT_CPU_WORKERS=2;${plugin_opencl_env}"
+                      -Wall -Werror ${p}/opencl_taskiter.c ${p}/diffusion.cl)
+nanort_plugin_program(opencl_taskiter_thread_c nanocc
+                      "NANORT_CPU_WORKERS=2;NANORT_OPENCL_LAUNCH=thread;${plugin_opencl_env}"
                       -Wall -Werror ${p}/opencl_taskiter.c ${p}/diffusion.cl)
 nanort_plugin_program(opencl_taskiter_by_task_c nanocc
                       "NANORT_CPU_WORKERS=2;NANORT_TASKITER_GRAPH=cuda;${plugin_opencl_env}"
                       -Wall -Werror ${p}/opencl_taskiter.c ${p}/diffusion.cl)
 foreach(name opencl_target_clauses_c opencl_single_source_c multi_device_c opencl_taskiter_c
-             opencl_taskiter_by_task_c)
+             opencl_taskiter_thread_c opencl_taskiter_by_task_c)
   set_tests_properties(plugin.run.${name}.gcc PROPERTIES LABELS "plugin;opencl")
   if(NOT NANORT_SANITIZE)
     set_tests_properties(plugin.run.${name}.clang PROPERTIES LABELS "plugin;opencl")

@@ -853,9 +853,11 @@ class OpenClDevice final : public Accelerator {
       add(kernel.local, sizeof kernel.local);
       add(&kernel.has_local, sizeof kernel.has_local);
       for (const KernelLaunch::Argument &argument : kernel.arguments) {
+        const bool local = argument.at == KernelLaunch::kLocal;
         add(&argument.index, sizeof argument.index);
         add(&argument.size, sizeof argument.size);
-        if (argument.at != KernelLaunch::kLocal)
+        add(&local, sizeof local);
+        if (!local)
           append_signature(signature, kernel.values.data() + argument.at, argument.size);
       }
     }
@@ -866,6 +868,7 @@ class OpenClDevice final : public Accelerator {
     if (!same && recorded.made() && !recorded.buffer && recorded.shape == shape) {
       launcher_->drain();  // (the launcher has enqueued the kernels with their old values)
       std::lock_guard<std::mutex> objects(context_->memory_objects());
+      recorded.signature.clear();  // (until every argument is set: none to take over)
       set_arguments(*recorded.kernels, kernels);
       recorded.signature = std::move(signature);
       task.replay->graph_updates.fetch_add(1, std::memory_order_relaxed);
@@ -902,7 +905,8 @@ class OpenClDevice final : public Accelerator {
   }
 
   // The recorded kernel objects take the arguments of 'kernels' (the same kernels and shapes,
-  // so the same layout of values) that differ from those they have.
+  // so the same layout of values) that differ from those they have, and every memory object
+  // (a freed buffer's handle may come back as another buffer's).
   static void set_arguments(std::vector<ReplayedKernel> &own,
                             const std::vector<KernelLaunch> &kernels) {
     for (std::size_t k = 0; k < kernels.size(); ++k)
@@ -910,7 +914,7 @@ class OpenClDevice final : public Accelerator {
         if (argument.at == KernelLaunch::kLocal) continue;  // (its size is in the shape)
         const unsigned char *value = kernels[k].values.data() + argument.at;
         unsigned char *had = own[k].values.data() + argument.at;
-        if (std::memcmp(value, had, argument.size) == 0) continue;
+        if (!argument.memory && std::memcmp(value, had, argument.size) == 0) continue;
         NANORT_CL_CHECK(clSetKernelArg(own[k].kernel, argument.index, argument.size, value));
         std::memcpy(had, value, argument.size);
       }
@@ -1107,7 +1111,7 @@ class OpenClDevice final : public Accelerator {
           const dc::Placement place = device_place(which, pointer, data, staging);
           memory = memory_->argument(place.buffer, place.offset);
         }
-        launch.add_value(i, &memory, sizeof memory);  // (a null cl_mem: a null pointer)
+        launch.add_memory(i, memory);  // (a null cl_mem: a null pointer)
       } else {
         throw std::runtime_error(which() + " has an unknown kind " + std::to_string(arg.kind));
       }

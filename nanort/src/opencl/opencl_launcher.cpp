@@ -326,6 +326,9 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     return;
   }
   if (status != CL_SUCCESS) {
+    // (Commands of a replay enqueued before the failure run on: the task's data is released
+    // once it is reported failed, so they end first.)
+    if (launch.command_buffer || launch.replayed) clFinish(queue_);
     LaunchMark &mark = *request.mark;
     mark.failures[request.index] =
         !failure.empty() ? failure
@@ -388,11 +391,11 @@ cl_int KernelLauncher::enqueue_replayed(KernelLaunch &launch, cl_event &last,
           first && !launch.waits.empty() ? launch.waits.data() : nullptr, final ? &last : nullptr);
       if (status != CL_SUCCESS)
         failure = "replaying kernel '" + std::string(kernel.name) + "' (kernel " +
-                  std::to_string(i + 1) + " of " + std::to_string(kernels.size()) +
-                  " of the taskiter's iteration, replay " + std::to_string(k + 1) + " of " +
+                  std::to_string(i + 1) + " of the " + std::to_string(kernels.size()) +
+                  " recorded, replay " + std::to_string(k + 1) + " of " +
                   std::to_string(launch.launches) +
                   ") failed: clEnqueueNDRangeKernel returned " + error_name(status) +
-                  "; the kernels before it were enqueued";
+                  "; the kernels before it ran";
     }
   if (status != CL_SUCCESS && last) {  // (the mark ends with a marker instead)
     clReleaseEvent(last);

@@ -90,6 +90,7 @@ struct KernelLaunch {
     cl_uint index = 0;
     std::size_t size = 0;
     std::size_t at = 0;  // of its value in 'values'; kLocal: local memory of 'size' bytes
+    bool memory = false;  // a cl_mem (a replay sets it again even where its bytes are the same)
   };
   static constexpr std::size_t kLocal = ~std::size_t{0};
 
@@ -120,6 +121,10 @@ struct KernelLaunch {
     replayed.reset();
   }
   void add_value(cl_uint index, const void *value, std::size_t size);
+  void add_memory(cl_uint index, cl_mem memory) {
+    add_value(index, &memory, sizeof memory);
+    arguments.back().memory = true;
+  }
   void add_local(cl_uint index, std::size_t size) { arguments.push_back({index, size, kLocal}); }
 };
 

@@ -10,8 +10,9 @@
 // first, nearly empty, slices). Taking the next task only when the running ones are expected
 // to end soon makes the choice at nearly the time a free device would (greedy list
 // scheduling: the devices end within about a short task of each other) and keeps the overlap
-// (1.010 to 1.015). While a device holds a task with inputs to copy, or one not seen before,
-// it takes the next as early as before: moving data while the device computes is worth more.
+// (1.010 to 1.015). A device that takes a task with inputs to copy, or one not seen before,
+// takes its next ones as early as before until it holds none: moving data while the device
+// computes is worth more.
 // The expected time of a task is what the same task took the last times: the same pragma on
 // the same data (the first byte of the first data it writes), which a program repeating its
 // steps over the same arrays gives every step.
@@ -64,8 +65,8 @@ class TaskCosts {
     return pace.busy_until_ns == 0 || now_ns + pace.ahead_ns >= pace.busy_until_ns;
   }
   // The pace after a device that held 'held' tasks at 'pace' took, at 'now_ns', one expected
-  // to take 'expected_ns' (0: unknown) that reads 'read_bytes'. Paced only while every task
-  // it holds is: known, and reading less than kPacedReadBytes.
+  // to take 'expected_ns' (0: unknown) that reads 'read_bytes'. Not paced once it takes one
+  // unknown or reading kPacedReadBytes or more, until it has held none again.
   static Pace after_taking(const Pace &pace, std::size_t held, std::uint64_t now_ns,
                            std::uint64_t expected_ns, std::uint64_t read_bytes) {
     if (expected_ns == 0 || read_bytes >= kPacedReadBytes || (held > 0 && pace.busy_until_ns == 0))
