@@ -133,30 +133,24 @@ nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_task_by_tas
   ENV NANORT_TASKITER_GRAPH=cuda)
 nanort_opencl_gtest(opencl_taskiter NO_TARGET PREFIX opencl_taskiter_task_by_task_thread
   ENV NANORT_TASKITER_GRAPH=cuda NANORT_OPENCL_LAUNCH=thread)
-# PoCL has the extension: there the chain's replays are one launch of a command buffer, a
-# task labelled 'taskiter graph' in the statistics.
-nanort_add_checked_test(NAME opencl_taskiter.ChainReplaysAsACommandBufferOnPocl
-  EXPECT "taskiter graph +1 "
-  COMMAND opencl_taskiter --gtest_filter=*ChainsOfDeviceTasksKeepTheirOrder*)
-set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTIES
-  LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT}
-  ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};NANORT_OPENCL_DEVICES=platform:portable;NANORT_TASKITER_GRAPH=all;NANORT_STATS=1")
-if(NANORT_TEST_ENV_MODIFICATION)
-  set_tests_properties(opencl_taskiter.ChainReplaysAsACommandBufferOnPocl PROPERTIES
-                       ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
-endif()
-# By default (NANORT_TASKITER_GRAPH=enqueue) one launch too, on every OpenCL device: the
-# recorded kernels enqueued again.
-nanort_add_checked_test(NAME opencl_taskiter.ChainReplaysAsEnqueuedKernels
-  EXPECT "taskiter graph +1 "
-  COMMAND opencl_taskiter --gtest_filter=*ChainsOfDeviceTasksKeepTheirOrder*)
-set_tests_properties(opencl_taskiter.ChainReplaysAsEnqueuedKernels PROPERTIES
-  LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT}
-  ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};NANORT_STATS=1")
-if(NANORT_TEST_ENV_MODIFICATION)
-  set_tests_properties(opencl_taskiter.ChainReplaysAsEnqueuedKernels PROPERTIES
-                       ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
-endif()
+# The chain's replays are one launch, a task labelled 'taskiter graph' in the statistics: by
+# default (NANORT_TASKITER_GRAPH=enqueue) its recorded kernels enqueued again, on every OpenCL
+# device; with all, a command buffer on PoCL, which has the extension.
+foreach(replay "EnqueuedKernels;NANORT_STATS=1"
+               "ACommandBufferOnPocl;NANORT_OPENCL_DEVICES=platform:portable;NANORT_TASKITER_GRAPH=all;NANORT_STATS=1")
+  list(POP_FRONT replay as)
+  set(test opencl_taskiter.ChainReplaysAs${as})
+  nanort_add_checked_test(NAME ${test}
+    EXPECT "taskiter graph +1 "
+    COMMAND opencl_taskiter --gtest_filter=*ChainsOfDeviceTasksKeepTheirOrder*)
+  set_tests_properties(${test} PROPERTIES
+    LABELS opencl TIMEOUT ${NANORT_TEST_TIMEOUT}
+    ENVIRONMENT "${NANORT_OPENCL_TEST_ENV};${replay}")
+  if(NANORT_TEST_ENV_MODIFICATION)
+    set_tests_properties(${test} PROPERTIES
+                         ENVIRONMENT_MODIFICATION "${NANORT_TEST_ENV_MODIFICATION}")
+  endif()
+endforeach()
 nanort_opencl_gtest(opencl_multi_device NO_TARGET PREFIX opencl_multi_device_launch_thread
   ENV NANORT_OPENCL_DEVICES=all "POCL_DEVICES=pthread pthread" NANORT_OPENCL_CONTEXTS=platform
       NANORT_OPENCL_LAUNCH=thread)
