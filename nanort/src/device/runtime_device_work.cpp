@@ -50,7 +50,9 @@ Task *Runtime::pop_device_task(nanort_device_kind kind, int index, std::size_t d
     if (access.mode != NANORT_OUT) reads += access.region.bytes();
   for (const Access &copy : task->copies)
     if (copy.mode != NANORT_OUT) reads += copy.region.bytes();
-  pace = TaskCosts::after_taking(pace, held, now, task_costs_.expected_ns(*task, kind), reads);
+  const std::uint64_t expected =  // (looked up only where it may pace)
+      reads < TaskCosts::kPacedReadBytes ? task_costs_.expected_ns(*task, kind) : 0;
+  pace = TaskCosts::after_taking(pace, held, now, expected, reads);
   return task;
 }
 
