@@ -3,7 +3,8 @@
 //
 //   A. transfers: host -> device and device -> host through the directory, from plain malloc'd
 //      memory (first repetition and steady state) and from memory the program registered,
-//      against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory;
+//      against raw cuMemcpyHtoD / cuMemcpyDtoH from pageable and from pinned memory; one copy
+//      at a time, then many blocks' copies in flight (plain memory against pinned);
 //   B. per-task overhead: N tiny kernels through the runtime (a dependent chain; independent
 //      tasks), submitted and replayed (taskiter), against a raw loop of cuLaunchKernel on one
 //      stream and the same loop captured once as a CUDA Graph;
@@ -39,6 +40,15 @@ using nanort::rt::cuda::Driver;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+// Runs 'body' and returns its time; kept in 'into' unless 'rep' is the warm-up (negative).
+template <class Body>
+double time_rep(int rep, std::vector<double> &into, Body &&body) {
+  const Clock::time_point start = Clock::now();
+  body();
+  const double s = seconds_since(start);
+  if (rep >= 0) into.push_back(s);
+  return s;
 }
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -182,12 +192,8 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
       double first_write = 0, first_read = 0;  // the warm-up's
     } by_plain{plain, {}, {}, {}, {}}, by_registered{registered, {}, {}, {}, {}};
     for (int rep = -1; rep < reps; ++rep) {
-      auto timed = [&](std::vector<double> &into, auto &&body) {
-        const Clock::time_point start = Clock::now();
-        body();
-        const double s = seconds_since(start);
-        if (rep >= 0) into.push_back(s);
-        return s;
+      auto timed = [rep](std::vector<double> &into, auto &&body) {
+        return time_rep(rep, into, body);
       };
       RAW(cuCtxSetCurrent(raw.context));
       timed(rw_page, [&] { RAW(cuMemcpyHtoDAsync(device, pageable.data(), bytes, raw.stream));
@@ -265,6 +271,100 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
               lock_seconds * 1e3, largest >> 20, gbps(largest, lock_seconds));
   check_nanort(nanort_host_unregister(registered), "nanort_host_unregister");
   std::free(registered);
+  RAW(cuCtxSetCurrent(raw.context));
+  RAW(cuMemFree(device));
+  RAW(cuMemFreeHost(pinned));
+}
+
+// What a program that moves many blocks gets: copies of 'mib' MiB, the largest size's bytes in
+// all, in flight at once. nanort: a task per block of a fresh malloc'd array (probe: reads its
+// block; touch: writes it, and the flushing taskwait brings every block home); raw: as many
+// cuMemcpy*Async of pinned blocks on one stream. Both times from the first call to the last
+// copy seen done, so the task around each copy is in nanort's, but a single copy's completion
+// seen late (which the difference of two task times in the table above counts whole) is spread
+// over every block.
+void streamed_transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
+  const std::size_t total = *std::max_element(sizes_mib.begin(), sizes_mib.end()) << 20;
+  std::printf("\n   Copies in flight: %zu MiB in blocks of MiB, GB/s, median of %d\n"
+              "   %5s %6s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n"
+              "   %5s %6s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n",
+              total >> 20, reps, "MiB", "blocks", "raw", "pin", "plain", "first", "plain", "",
+              "plain", "/pin", "", "", "write", "read", "write", "read", "write", "read", "write",
+              "read");
+  void *pinned = nullptr;
+  CUdeviceptr device = 0;
+  RAW(cuCtxSetCurrent(raw.context));
+  RAW(cuMemHostAlloc(&pinned, total, 0));
+  std::memset(pinned, 1, total);
+  RAW(cuMemAlloc(&device, total));
+  auto gbps = [total](double s) { return s > 0 ? total / s * 1e-9 : 0.0; };
+  for (std::size_t mib : sizes_mib) {
+    const std::size_t bytes = mib << 20, blocks = total / bytes;
+    if (blocks < 2) continue;  // one copy: the table above
+    auto *plain = static_cast<unsigned char *>(std::malloc(total));
+    if (!plain) die("out of host memory");
+    std::memset(plain, 0, total);
+    std::vector<unsigned char> outs(blocks * 64, 0);
+    std::vector<double> raw_write, raw_read, plain_write, plain_read;
+    double first_write = 0, first_read = 0;
+    for (int rep = -1; rep < reps; ++rep) {
+      auto timed = [rep](std::vector<double> &into, auto &&body) {
+        return time_rep(rep, into, body);
+      };
+      RAW(cuCtxSetCurrent(raw.context));
+      timed(raw_write, [&] {
+        for (std::size_t b = 0; b < blocks; ++b)
+          RAW(cuMemcpyHtoDAsync(device + b * bytes, static_cast<char *>(pinned) + b * bytes, bytes,
+                                raw.stream));
+        RAW(cuStreamSynchronize(raw.stream));
+      });
+      timed(raw_read, [&] {
+        for (std::size_t b = 0; b < blocks; ++b)
+          RAW(cuMemcpyDtoHAsync(static_cast<char *>(pinned) + b * bytes, device + b * bytes, bytes,
+                                raw.stream));
+        RAW(cuStreamSynchronize(raw.stream));
+      });
+      // Every block valid on the host alone (the last taskwait flushed), with new ends.
+      const auto mark = static_cast<unsigned char>(11 + rep + 1);
+      for (std::size_t b = 0; b < blocks; ++b) {
+        plain[b * bytes] = mark;
+        plain[b * bytes + bytes - 1] = static_cast<unsigned char>(mark + 1);
+      }
+      const double write = timed(plain_write, [&] {
+        for (std::size_t b = 0; b < blocks; ++b) {
+          unsigned char *x = plain + b * bytes, *out = outs.data() + b * 64;
+          submit(kProbeSite, ProbeArgs{x, bytes - 1, out}, {{x, bytes}}, {{out, 64}}, NANORT_OUT,
+                 1);
+        }
+        check_nanort(nanort_taskwait_noflush(), "taskwait_noflush");
+      });
+      check_nanort(nanort_taskwait(), "taskwait");
+      for (std::size_t b = 0; b < blocks; ++b)
+        check(outs[b * 64] == mark && outs[b * 64 + 1] == static_cast<unsigned char>(mark + 1),
+              "a probe of the blocks in flight did not see the host's new bytes");
+      const auto v = static_cast<unsigned char>(mark + 50);
+      const double read = timed(plain_read, [&] {
+        for (std::size_t b = 0; b < blocks; ++b) {
+          unsigned char *x = plain + b * bytes;
+          submit(kTouchSite, TouchArgs{x, bytes - 1, v}, {}, {{x, bytes}}, NANORT_OUT, 1);
+        }
+        check_nanort(nanort_taskwait(), "taskwait");
+      });
+      for (std::size_t b = 0; b < blocks; ++b)
+        check(plain[b * bytes] == v && plain[b * bytes + bytes - 1] == v,
+              "the flush of the blocks in flight did not bring them home");
+      if (rep < 0) first_write = gbps(write), first_read = gbps(read);
+    }
+    const double pw = gbps(median(raw_write)), pr = gbps(median(raw_read));
+    const double aw = gbps(median(plain_write)), ar = gbps(median(plain_read));
+    std::printf("   %5zu %6zu | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f | %7.2f %7.2f\n", mib,
+                blocks, pw, pr, first_write, first_read, aw, ar, pw > 0 ? aw / pw : 0.0,
+                pr > 0 ? ar / pr : 0.0);
+    std::free(plain);
+  }
+  std::printf("   nanort: a task per block (write: reads it, then taskwait_noflush; read: writes\n"
+              "   it, then the flushing taskwait), from the first submit to the taskwait's return;\n"
+              "   raw: the same copies of pinned blocks on one stream, then cuStreamSynchronize.\n");
   RAW(cuCtxSetCurrent(raw.context));
   RAW(cuMemFree(device));
   RAW(cuMemFreeHost(pinned));
@@ -590,7 +690,10 @@ int main(int argc, char **argv) {
               driver->version, nanort_version_string(), std::getenv("NANORT_CPU_WORKERS"));
   std::printf("   raw: the Driver API in the GPU's primary context, one non-blocking stream\n");
   const Clock::time_point start = Clock::now();
-  if (sections.find('A') != std::string::npos) transfers(raw, sizes, reps);
+  if (sections.find('A') != std::string::npos) {
+    transfers(raw, sizes, reps);
+    streamed_transfers(raw, sizes, reps);
+  }
   if (sections.find('B') != std::string::npos) overhead(raw, tasks, reps);
   if (sections.find('C') != std::string::npos) multi_gpu(multi_tasks, std::min(reps, 5));
   std::printf("\n   total %.1f s\n", seconds_since(start));
