@@ -227,6 +227,12 @@ NANORT_API void nanort_task_set_priority(nanort_task *task, int priority);
 NANORT_API void nanort_task_set_if(nanort_task *task, int condition);
 /* final(1): tasks created inside this task run at once, in order, inside it. */
 NANORT_API void nanort_task_set_final(nanort_task *task, int is_final);
+/* replayable(0) (OpenMP 6.0): created in the body of a taskiter or taskgraph, the task runs as
+ * usual whenever the body runs, and is not recorded: no replay runs it again, an update does
+ * not match it against a recorded task, and it may be what a recording refuses (a reduction,
+ * arguments with a destructor). The recorded tasks' order among themselves comes from their
+ * own accesses only. Default 1; outside such a body it changes nothing. */
+NANORT_API void nanort_task_set_replayable(nanort_task *task, int replayable);
 /* Device implementations: the index space, 1 to 3 dimensions; 'local' may be NULL. */
 NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
                                                  const size_t *local);

@@ -172,6 +172,12 @@ class task {
     final_ = is_final;
     return *this;
   }
+  // OpenMP 6.0's replayable clause: false runs the task whenever a taskiter's or taskgraph's
+  // body runs, unrecorded (a lambda's captures have a destructor: a recording refuses it).
+  task &replayable(bool value = true) {
+    replayable_ = value;
+    return *this;
+  }
 
   template <class F>
   void spawn(F &&body) {
@@ -191,6 +197,7 @@ class task {
     if (priority_ != 0) nanort_task_set_priority(t, priority_);
     if (!if_) nanort_task_set_if(t, 0);
     if (final_) nanort_task_set_final(t, 1);
+    if (!replayable_) nanort_task_set_replayable(t, 0);
     for (std::size_t i = 0; i < count_; ++i) {
       const pending_access &a = i < kInline ? inline_[i] : more_[i - kInline];
       nanort_status s =
@@ -241,6 +248,7 @@ class task {
   int priority_ = 0;
   bool if_ = true;
   bool final_ = false;
+  bool replayable_ = true;
   pending_access inline_[kInline];
   std::vector<pending_access> more_;
   std::size_t count_ = 0;

@@ -360,6 +360,10 @@ void nanort_task_set_final(nanort_task *task, int is_final) {
   if (task) as_task(task)->is_final = is_final != 0;
 }
 
+void nanort_task_set_replayable(nanort_task *task, int replayable) {
+  if (task) as_task(task)->replayable = replayable != 0;
+}
+
 nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
                                       const size_t *local) {
   if (!task) return fail(NANORT_ERROR_INVALID_ARGUMENT, "nanort_task_set_ndrange: task is NULL");

@@ -135,6 +135,9 @@ struct Task {
   // Flags.
   bool undeferred = false;         // if(0): run by the creating thread
   bool is_final = false;
+  // replayable(0) (OpenMP 6.0): in a taskiter's or taskgraph's body it runs as written and is
+  // not recorded, so no replay repeats it.
+  bool replayable = true;
   bool counted_in_parent = true;   // false: run at once by its creator, not a pending child
   bool args_constructed = false;   // site->args_destroy still owed
   std::atomic<bool> ready_for_creator{false};

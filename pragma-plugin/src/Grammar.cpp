@@ -104,7 +104,11 @@ static const ClauseInfo Clauses[] = {
     {"unroll", ClauseKind::Unroll, ArgKind::Expr, OnTaskiter, NoMode, nullptr, nullptr},
     {"update", ClauseKind::Update, ArgKind::None, OnTaskiter, NoMode, nullptr, nullptr},
     {"graph_id", ClauseKind::GraphId, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
-    {"graph_reset", ClauseKind::GraphReset, ArgKind::Expr, OnTaskgraph, NoMode, nullptr, nullptr},
+    {"graph_reset", ClauseKind::GraphReset, ArgKind::OptionalExpr, OnTaskgraph, NoMode, nullptr,
+     nullptr},
+    // OpenMP 6.0: replayable(0) keeps a task out of the recording (it runs with the body).
+    {"replayable", ClauseKind::Replayable, ArgKind::OptionalExpr, OnTasks, NoMode, nullptr,
+     nullptr},
 };
 
 // OpenMP directives outside what nanort lowers: rejected by name, so that the message says

@@ -42,6 +42,7 @@ enum class ArgKind {
   DependList,  // depend(in: items...)
   VarList,     // plain variable names: shared(a, b)
   Expr,        // one expression: priority(p + 1)
+  OptionalExpr, // alone or with one expression: replayable, replayable(k > 0)
   ExprList,    // expressions: ndrange(1, n, 128)
   Name,        // an identifier or a string literal: label(update)
   Keyword,     // one word of a fixed set: default(shared)
@@ -58,7 +59,7 @@ enum class ClauseKind {
   Device, Ndrange, Shmem, CopyDeps, NoCopyDeps, CopyIn, CopyOut, CopyInout,
   File, Name, Implements,
   Grainsize, NumTasks, Nogroup, Collapse,
-  Unroll, Update, GraphId, GraphReset,
+  Unroll, Update, GraphId, GraphReset, Replayable,
   Reduction, WeakReduction, InReduction, TaskReduction,
 };
 

@@ -671,8 +671,11 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
       return fail(DiagId::ClauseTakesNoArgument, ParenLoc, {Name});
     return true;
   }
-  if (!HasParens)
+  if (!HasParens) {
+    if (I.Arg == ArgKind::OptionalExpr)
+      return true;  // the clause alone: its expression taken as true
     return fail(DiagId::ClauseNeedsArgument, C.Loc, {Name});
+  }
   if (Arg.empty())
     return fail(DiagId::ClauseEmptyArgument, ParenLoc, {Name});
   for (const Tok &K : Arg)
@@ -736,6 +739,7 @@ bool Parser::parseClause(Clause &C, const Toks &Arg, bool HasParens, SourceLocat
     return true;
   }
   case ArgKind::Expr:
+  case ArgKind::OptionalExpr:
     for (const Toks &Item : splitCommas(Arg))
       if (Item.empty())
         return fail(DiagId::ExpectedExpression, ParenLoc, {Name});
@@ -935,6 +939,7 @@ void parsePragma(Pragma &P, const Toks &T, SourceLocation EodLoc, DiagSink &Diag
     for (const Clause &Prev : P.Clauses)
       if (Prev.Info->Kind == C.Info->Kind &&
           (C.Info->Arg == ArgKind::None || C.Info->Arg == ArgKind::Expr ||
+           C.Info->Arg == ArgKind::OptionalExpr ||
            C.Info->Arg == ArgKind::Name || C.Info->Arg == ArgKind::Keyword ||
            C.Info->Arg == ArgKind::Path ||
            C.Info->Arg == ArgKind::KeywordList || C.Info->Kind == ClauseKind::Ndrange)) {

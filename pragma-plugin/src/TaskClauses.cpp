@@ -92,6 +92,11 @@ void Lowerer::emitTaskClauses(Code &C, const Pragma &Task, const std::string &Wh
     case ClauseKind::Final:
       C << "nanort_task_set_final(nanort_t, ("; C.user(Cl.Args[0]); C << ") ? 1 : 0);\n";
       break;
+    case ClauseKind::Replayable:  // (alone: replayable, the default)
+      if (!Cl.Args.empty()) {
+        C << "nanort_task_set_replayable(nanort_t, ("; C.user(Cl.Args[0]); C << ") ? 1 : 0);\n";
+      }
+      break;
     default:
       emitCopyClause(C, Cl, CPP, Check);
       break;

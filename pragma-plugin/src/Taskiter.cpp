@@ -298,7 +298,9 @@ void Lowerer::lowerTaskgraph(const Pragma &P, const Candidate &Cand) {
     if (const InlinePlan *Outer = enclosingPlan(P.Begin, nullptr))
       C.Subst = &Outer->Views;
   auto Arg = [&](ClauseKind K, const char *Default) {
-    if (const Clause *Cl = P.find(K)) {
+    if (const Clause *Cl = P.find(K); Cl && Cl->Args.empty()) {
+      C << "1";  // graph_reset alone
+    } else if (Cl) {
       C << "(";
       C.user(Cl->Args[0]);
       C << ")";

@@ -37,10 +37,11 @@ struct Access {
 };
 
 nanort_status spawn(const Step &step, std::vector<Access> accesses,
-                    const nanort_task_site *site = &step_site) {
+                    const nanort_task_site *site = &step_site, bool replayable = true) {
   nanort_task *t = nanort_task_create(site, sizeof step);
   if (!t) return NANORT_ERROR_INTERNAL;
   std::memcpy(nanort_task_args(t), &step, sizeof step);
+  if (!replayable) nanort_task_set_replayable(t, 0);
   for (const Access &a : accesses)
     if (nanort_status s = nanort_task_access(t, a.address, a.bytes, a.mode)) {
       nanort_task_discard(t);
@@ -229,6 +230,66 @@ TEST(Taskiter, ATaskAReplayCannotRepeatSpoilsTheRecording) {
       << nanort_last_error();
   EXPECT_EQ(runs.load(), 1);  // the recorded iteration only
   EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+// replayable(0): runs whenever the body runs (the recording; each updated body), never in a
+// replay, and may be what a recording refuses (a destructor); its accesses order it against
+// the recorded tasks while the body runs.
+std::atomic<long> unreplayed_runs{0};
+void count_unreplayed(const Step &s) {
+  unreplayed_runs.fetch_add(1);
+  if (s.a) s.a[0] = s.a[0] * 10.0 + static_cast<double>(s.k);
+}
+
+TEST(Taskiter, UnreplayableTasksRunWithTheBodyAndNotInTheReplays) {
+  unreplayed_runs.store(0);
+  runs.store(0);
+  double x = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({bump, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  // Between the two recorded bumps, in their chain: x = (0 + 1) * 10 + 7 = 17, then 18.
+  ASSERT_EQ(spawn({count_unreplayed, &x, nullptr, 0, 7}, {{&x, sizeof x, NANORT_INOUT}},
+                  &step_site, false),
+            NANORT_SUCCESS);
+  ASSERT_EQ(spawn({bump, &x, nullptr, 0, 0}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  // What a recording refuses, not recorded: no error.
+  ASSERT_EQ(spawn({count_unreplayed, nullptr, nullptr, 0, 0}, {}, &destructed_site, false),
+            NANORT_SUCCESS)
+      << nanort_last_error();
+  ASSERT_EQ(nanort_taskiter_end(iter, 3), NANORT_SUCCESS) << nanort_last_error();
+  EXPECT_EQ(runs.load(), 8);            // two recorded tasks, four times
+  EXPECT_EQ(unreplayed_runs.load(), 2);  // the recording only
+  EXPECT_EQ(x, 24.0);                    // 18, then 2 per replay
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+}
+
+TEST(TaskiterUpdate, UnreplayableTasksRunInEveryUpdatedBody) {
+  unreplayed_runs.store(0);
+  double sum = 0, trace = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  constexpr long iterations = 5;
+  for (long it = 0; it < iterations; ++it) {
+    if (it > 0) {
+      ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+    }
+    ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, it}, {{&sum, sizeof sum, NANORT_INOUT}}),
+              NANORT_SUCCESS);
+    // Not matched against the recorded task: it runs, with this body's value.
+    ASSERT_EQ(spawn({count_unreplayed, &trace, nullptr, 0, it},
+                    {{&trace, sizeof trace, NANORT_INOUT}}, &step_site, false),
+              NANORT_SUCCESS)
+        << nanort_last_error();
+    if (it > 0) {
+      ASSERT_EQ(nanort_taskiter_replay(iter, 1), NANORT_SUCCESS) << nanort_last_error();
+    }
+  }
+  ASSERT_EQ(nanort_taskiter_end(iter, 0), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(sum, 10.0);  // 0 + 1 + 2 + 3 + 4: the updated values replayed
+  EXPECT_EQ(unreplayed_runs.load(), iterations);
+  EXPECT_EQ(trace, 1234.0);  // each body's own value, in order
 }
 
 // An if(0) task: its creator ran it before making the next tasks, which follow it in the
@@ -436,6 +497,18 @@ TEST(Taskiter, CxxLambdasReplayAndCapturesWithDestructorsAreRefused) {
   });
   EXPECT_EQ(x, 20);
   EXPECT_EQ(y, 20);
+
+  // Not replayable: a capture with a destructor runs, once, with the recorded iteration.
+  long w = 0, unreplayed = 0;
+  nanort::taskiter(4, [&] {
+    nanort::task("bump w").inout(&w).spawn([p = &w] { ++*p; });
+    std::string owned = "needs a destructor";
+    nanort::task("owner").replayable(false).inout(&unreplayed).spawn([owned, q = &unreplayed] {
+      *q += static_cast<long>(owned.size());
+    });
+  });
+  EXPECT_EQ(w, 5);
+  EXPECT_EQ(unreplayed, 18);
 
   long z = 0;
   EXPECT_THROW(nanort::taskiter(3,
@@ -841,11 +914,15 @@ void region(nanort_taskgraph **graph, double *x, double delta, std::uint64_t id,
       ASSERT_EQ(spawn({add_k, x + k, nullptr, 0, static_cast<long>(delta)},
                       {{x + k, sizeof(double), NANORT_INOUT}}),
                 NANORT_SUCCESS);
+    // replayable(0): with the recording only.
+    ASSERT_EQ(spawn({count_unreplayed, nullptr, nullptr, 0, 0}, {}, &step_site, false),
+              NANORT_SUCCESS);
   }
   ASSERT_EQ(nanort_taskgraph_end(*graph, 1), NANORT_SUCCESS) << nanort_last_error();
 }
 
 TEST(Taskgraph, RecordedOnceReplayedPerGraphId) {
+  unreplayed_runs.store(0);
   double x[4] = {0, 0, 0, 0}, y[4] = {0, 0, 0, 0};
   nanort_taskgraph *graph = nullptr;
   int ran = 0;
@@ -891,6 +968,7 @@ TEST(Taskgraph, RecordedOnceReplayedPerGraphId) {
   EXPECT_EQ(x[3], 25.0);
   region(&graph, y, 7, 1, 0, &ran);
   EXPECT_EQ(y[2], 4.0);
+  EXPECT_EQ(unreplayed_runs.load(), 3);  // one per recording: graph 0 twice, graph 1
   // No group, no graph (the region's 'if' was false): returns at once.
   EXPECT_EQ(nanort_taskgraph_end(nullptr, 0), NANORT_SUCCESS);
   // Not inside a taskiter's body.

@@ -94,7 +94,7 @@ nanort_status Runtime::submit(Task *task) {
     throw NoDeviceError(why_not);
   }
   Task *parent = current_task();
-  if (parent->recording && parent->recording->updating()) [[unlikely]] {
+  if (parent->recording && task->replayable && parent->recording->updating()) [[unlikely]] {
     // A taskiter's body run again (nanort_taskiter_update): its argument block only.
     try {
       parent->recording->update(*task);
@@ -113,7 +113,7 @@ nanort_status Runtime::submit(Task *task) {
       throw;
     }
   }
-  if (parent->recording) [[unlikely]] {  // a taskiter's body: kept for the replays too
+  if (parent->recording && task->replayable) [[unlikely]] {  // kept for the replays too
     try {
       parent->recording->record(*task);
     } catch (...) {

@@ -145,4 +145,16 @@ void regions(int *p, int n) {
   // expected-error@+1 {{clause 'graph_id' is not allowed on '#pragma omp task'}}
   #pragma omp task graph_id(1)
   work(p);
+  // expected-error@+1 {{clause 'replayable' is not allowed on '#pragma omp taskgraph'}}
+  #pragma omp taskgraph replayable(0)
+  {
+    #pragma omp task
+    work(p);
+  }
+  // expected-error@+1 {{clause 'replayable' appears twice}}
+  #pragma omp task replayable replayable(0)
+  work(p);
+  // expected-error@+1 {{clause 'replayable' has an empty argument}}
+  #pragma omp task replayable()
+  work(p);
 }

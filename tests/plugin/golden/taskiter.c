@@ -43,5 +43,14 @@ void region(double *a, double *b, int n, int id, int again) {
   {
     #pragma omp task depend(in: a[0:n]) depend(out: b[0:n])
     step(a, b, n);
+    #pragma omp task depend(in: b[0:n]) replayable(n > 64)
+    step(b, b, n);
+    #pragma omp task replayable
+    step(a, a, n);
+  }
+  #pragma omp taskgraph graph_reset
+  {
+    #pragma omp task depend(inout: a[0:n])
+    step(a, a, n);
   }
 }

@@ -3,7 +3,7 @@
  * too few steps to replay), a while loop whose condition reads a residual that a task computes,
  * a do-while loop, a 'for' loop that is not canonical, a taskiter of function tasks, one inside
  * an inline task (its shared variables), one in a final task, and taskgraph regions (graph_id,
- * graph_reset, if, nogroup). Each result is compared with the same loop run in order, where
+ * graph_reset, if, nogroup, a task that is not replayable). Each result is compared with the same loop run in order, where
  * the tasks of replayed iterations use the values of the recorded ones (the model's rule). */
 #include <math.h>
 #include <stdlib.h>
@@ -156,6 +156,49 @@ static void region_saved(double *x, int n, double delta) {
   }
 }
 
+/* replayable(0): a task kept out of the record, run at the recording encounter only (a log of
+ * the first step); replayable alone is the default. */
+static void region_logged(double *x, int n, int *log) {
+  #pragma omp taskgraph
+  {
+    #pragma omp task depend(inout: x[0:n]) replayable
+    for (int i = 0; i < n; ++i) x[i] += 1;
+    #pragma omp task depend(in: x[0:n]) depend(inout: log[0]) replayable(0)
+    *log += (int)x[0];
+  }
+}
+
+/* A function task replayable where its argument says so, and a taskloop's chunks that are not:
+ * both evaluated at the recording encounter. */
+static int adds;
+#pragma omp task inout(*x) replayable(k != 0)
+static void add_k(int *x, int k) {
+  *x += k;
+  ++adds;
+}
+
+static void region_mixed(int *v, int *w) {
+  #pragma omp taskgraph
+  {
+    add_k(v, 1);
+    add_k(w, 0);
+    #pragma omp taskloop replayable(0) nogroup grainsize(2) shared(w)
+    for (int i = 0; i < 4; ++i) {
+      #pragma omp atomic
+      *w += 10;
+    }
+  }
+}
+
+/* graph_reset alone: every encounter records again, with its own values. */
+static void region_always(double *x, double delta) {
+  #pragma omp taskgraph graph_reset
+  {
+    #pragma omp task depend(inout: x[0]) firstprivate(delta)
+    x[0] += delta;
+  }
+}
+
 static double region_nogroup(double *x) {
   #pragma omp taskgraph nogroup
   {
@@ -265,5 +308,19 @@ int main(void) {
   double one = 1;
   for (int r = 0; r < 3; ++r) region_nogroup(&one);
   CHECK(one == 8);
+  double r[16] = {0};
+  int log = 0;
+  for (int e = 0; e < 4; ++e) region_logged(r, 16, &log);
+  for (int i = 0; i < 16; ++i) CHECK(r[i] == 4); /* the recorded task, every encounter */
+  CHECK(log == 1);                               /* the unrecorded one, the first only */
+  int once = 0, each = 0;
+  for (int e = 0; e < 3; ++e) region_mixed(&each, &once);
+  #pragma omp taskwait
+  CHECK(each == 3 && once == 40 && adds == 4);
+  double q = 0;
+  region_always(&q, 1);
+  region_always(&q, 2);
+  region_always(&q, 3);
+  CHECK(q == 6);
   CHECK_DONE();
 }
