@@ -285,7 +285,7 @@ void transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
 // over every block.
 void streamed_transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int reps) {
   const std::size_t total = *std::max_element(sizes_mib.begin(), sizes_mib.end()) << 20;
-  std::printf("\n   Copies in flight: %zu MiB in blocks of MiB, GB/s, median of %d\n"
+  std::printf("\n   Copies in flight: up to %zu MiB in blocks of each size, GB/s, median of %d\n"
               "   %5s %6s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n"
               "   %5s %6s | %7s %7s | %7s %7s | %7s %7s | %7s %7s\n",
               total >> 20, reps, "MiB", "blocks", "raw", "pin", "plain", "first", "plain", "",
@@ -297,10 +297,11 @@ void streamed_transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int
   RAW(cuMemHostAlloc(&pinned, total, 0));
   std::memset(pinned, 1, total);
   RAW(cuMemAlloc(&device, total));
-  auto gbps = [total](double s) { return s > 0 ? total / s * 1e-9 : 0.0; };
   for (std::size_t mib : sizes_mib) {
-    const std::size_t bytes = mib << 20, blocks = total / bytes;
+    const std::size_t bytes = mib << 20, blocks = bytes ? total / bytes : 0;
     if (blocks < 2) continue;  // one copy: the table above
+    const std::size_t moved = blocks * bytes;  // (the largest size need not be a multiple)
+    auto gbps = [moved](double s) { return s > 0 ? moved / s * 1e-9 : 0.0; };
     auto *plain = static_cast<unsigned char *>(std::malloc(total));
     if (!plain) die("out of host memory");
     std::memset(plain, 0, total);
@@ -626,9 +627,17 @@ void multi_gpu(int tasks, int reps) {
 std::vector<std::size_t> parse_sizes(const char *text) {
   std::vector<std::size_t> sizes;
   for (const char *p = text; *p;) {
-    sizes.push_back(std::strtoul(p, const_cast<char **>(&p), 10));
-    if (*p == ',') ++p;
+    char *end = nullptr;
+    const unsigned long mib = std::strtoul(p, &end, 10);
+    if (end == p || mib == 0 || (*end != ',' && *end != '\0')) {
+      std::string what = "--sizes: expected sizes in MiB (positive integers, comma-separated): ";
+      what += text;
+      die(what);
+    }
+    sizes.push_back(mib);
+    p = *end == ',' ? end + 1 : end;
   }
+  if (sizes.empty()) die("--sizes: no size given");
   return sizes;
 }
 

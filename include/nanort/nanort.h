@@ -228,10 +228,13 @@ NANORT_API void nanort_task_set_if(nanort_task *task, int condition);
 /* final(1): tasks created inside this task run at once, in order, inside it. */
 NANORT_API void nanort_task_set_final(nanort_task *task, int is_final);
 /* replayable(0) (OpenMP 6.0): created in the body of a taskiter or taskgraph, the task runs as
- * usual whenever the body runs, and is not recorded: no replay runs it again, an update does
- * not match it against a recorded task, and it may be what a recording refuses (a reduction,
- * arguments with a destructor). The recorded tasks' order among themselves comes from their
- * own accesses only. Default 1; outside such a body it changes nothing. */
+ * usual when the body runs, and is not recorded: no replay runs it again, and it may be what
+ * a recording refuses (a reduction, arguments with a destructor). The recorded tasks' order
+ * among themselves comes from their own accesses only. In a body run again by
+ * nanort_taskiter_update it runs too, not matched against a recorded task, if it names no
+ * data (no access, copy or reduction); one that does fails its submit as a mismatch does (it
+ * would run at once, unordered against its iteration's recorded tasks, which run at the
+ * replay). Default 1; outside such a body it changes nothing. */
 NANORT_API void nanort_task_set_replayable(nanort_task *task, int replayable);
 /* Device implementations: the index space, 1 to 3 dimensions; 'local' may be NULL. */
 NANORT_API nanort_status nanort_task_set_ndrange(nanort_task *task, int dims, const size_t *global,
@@ -502,7 +505,8 @@ NANORT_API nanort_status nanort_taskiter_begin(nanort_taskiter **iter);
  * failure no further replay runs. Inside the body: nanort_taskwait, nanort_taskwait_on,
  * nanort_taskgroup_begin and nanort_taskgroup_end fail (NANORT_ERROR_INVALID_ARGUMENT: the
  * replays would not wait there), and so does the
- * submit of a task a replay cannot repeat (a reduction, or arguments with a destructor);
+ * submit of a task a replay cannot repeat (a reduction, or arguments with a destructor)
+ * unless it is not replayable (nanort_task_set_replayable);
  * then this call replays nothing and fails, saying which task. A task created with if(0)
  * comes before every task recorded after it, as in the recorded iteration. iter NULL: does
  * nothing; an iter that does not record in the calling task (ended already): fails. A task
@@ -516,13 +520,15 @@ NANORT_API nanort_status nanort_taskiter_replay(nanort_taskiter *iter, uint64_t 
 /* As nanort_taskiter_replay, for replays that more will follow: returns once they are under
  * way (the last one not waited for), and their results stay on the devices that computed
  * them. The next call on iter (nanort_taskiter_update excepted, which the next iteration's
- * body may so overlap with this one's run), a taskwait of the calling task, or its end waits
+ * body may so overlap with this one's run: its replayable tasks do not run then, and the
+ * others name no data), a taskwait of the calling task, or its end waits
  * for them and returns their failures; after a failure nothing more is replayed. */
 NANORT_API nanort_status nanort_taskiter_launch(nanort_taskiter *iter, uint64_t replays);
 /* OmpSs-2's update clause: the next iteration (or group of 'unroll' iterations) runs its body
  * again, so that its tasks' argument blocks (firstprivate values: the loop variable, a time
  * step) are those of that iteration, while their dependences stay matched once. The tasks the
- * calling task submits from this call to the next nanort_taskiter_replay are not run: each
+ * calling task submits from this call to the next nanort_taskiter_replay are not run (those
+ * not replayable excepted, see nanort_task_set_replayable): each
  * gives its argument block to the recorded task at its place (the k-th submitted to the k-th
  * recorded), and that replay runs the recorded tasks with them (nanort_taskiter_end with
  * replays uses them too; without, they are dropped). A submitted task must be the recorded

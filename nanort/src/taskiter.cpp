@@ -87,17 +87,28 @@ void TaskIter::begin_update() {
   updating_ = true;
 }
 
+void TaskIter::refuse_in_update(const Task &task, const std::string &why) {
+  const std::string what = task.describe() + " in a taskiter's update " + why;
+  if (spoiled_.empty()) spoiled_ = what;
+  fail();
+  throw std::invalid_argument(what);
+}
+
+void TaskIter::unrecorded_in_update(const Task &task) {
+  // It would run now, while the recorded tasks of its iteration run only at the replay (and
+  // the replay before may still run): nothing would order it against them.
+  if (!task.accesses.empty() || !task.copies.empty() || task.reductions)
+    refuse_in_update(task, "is not replayable and names data: it would run at once, unordered "
+                           "against the replayed tasks of its iteration (their updated bodies "
+                           "run at the replay)");
+}
+
 void TaskIter::update(const Task &task) {
-  const auto refuse = [&](const std::string &why) {
-    const std::string what = task.describe() + " in a taskiter's update " + why;
-    if (spoiled_.empty()) spoiled_ = what;
-    fail();
-    throw std::invalid_argument(what);
-  };
+  const auto refuse = [&](const std::string &why) { refuse_in_update(task, why); };
   if (updated_ >= recorded_.size())
     refuse("is task " + std::to_string(updated_ + 1) + " of an iteration that recorded " +
            std::to_string(recorded_.size()) + ": an updated iteration must create the same "
-           "tasks");
+           "tasks (and the same ones replayable)");
   const Recorded &r = recorded_[updated_];
   const std::string place = "(task " + std::to_string(updated_ + 1) + " of the iteration, "
                             "recorded as " + describe_recorded(r) + ")";
@@ -146,7 +157,8 @@ void TaskIter::finish_update() {
                              std::to_string(updated_) + " tasks, the recorded one " +
                              std::to_string(recorded_.size()) + " (" +
                              describe_recorded(recorded_[updated_]) + " and after it are "
-                             "missing): an updated iteration must create the same tasks";
+                             "missing): an updated iteration must create the same tasks (and "
+                             "the same ones replayable)";
     if (spoiled_.empty()) spoiled_ = what;
     fail();
     discard_update();

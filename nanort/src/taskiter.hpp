@@ -2,7 +2,7 @@
 // again as a graph whose dependences were matched once (OmpSs-2 taskiter; nanort_taskiter_*).
 //
 // Recording: while a task (or a program thread) records, every task it submits runs as usual
-// and is also copied here: its site, chosen implementation, argument block as it was at
+// and, unless it is not replayable (replayable(0): run, not recorded), is also copied here: its site, chosen implementation, argument block as it was at
 // submit (the firstprivate values stay those of the recorded iteration), accesses, copies and
 // launch settings. The end of the recording waits for those tasks (as taskwait noflush does),
 // matches their accesses once into edges between them, and replays the graph: each replay
@@ -51,14 +51,17 @@ class TaskIter {
   // Why the recording cannot be replayed; empty when it can.
   const std::string &spoiled() const { return spoiled_; }
 
-  // OmpSs-2's update clause (nanort_taskiter_update): the body runs again, and the tasks its
-  // owner submits meanwhile are not run: each gives its argument block to the recorded task
-  // at its place (the k-th submitted to the k-th recorded), for the next replay. update()
-  // throws std::invalid_argument, naming the task, for one that is not the recorded one (its
-  // construct, data, device or launch size differ) or one too many; finish_update() for too
-  // few. Either spoils the taskiter: nothing more is replayed.
+  // OmpSs-2's update clause (nanort_taskiter_update): the body runs again, and the replayable
+  // tasks its owner submits meanwhile are not run: each gives its argument block to the
+  // recorded task at its place (the k-th submitted to the k-th recorded), for the next replay.
+  // update() throws std::invalid_argument, naming the task, for one that is not the recorded
+  // one (its construct, data, device or launch size differ) or one too many; finish_update()
+  // for too few; unrecorded_in_update() for a task that is not replayable and names data
+  // (it runs at once; those without data run as usual). Each spoils the taskiter: nothing
+  // more is replayed.
   void begin_update();
   void update(const Task &task);
+  void unrecorded_in_update(const Task &task);
   // The update is complete: its blocks become the recorded ones, and the replayed tasks'
   // own (they are between replays).
   void finish_update();
@@ -157,6 +160,7 @@ class TaskIter {
     int predecessors = 0;
   };
   static void reset(Task &task, const Recorded &recorded, Task *owner);
+  [[noreturn]] void refuse_in_update(const Task &task, const std::string &why);
   static std::string describe_recorded(const Recorded &recorded);
   // Early launch (under early_lock_): the successor counts a launched predecessor, and goes
   // to 'ready' once every unfinished predecessor is one launched on its device.

@@ -264,12 +264,17 @@ TEST(Taskiter, UnreplayableTasksRunWithTheBodyAndNotInTheReplays) {
   EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
 }
 
-TEST(TaskiterUpdate, UnreplayableTasksRunInEveryUpdatedBody) {
+void note_k(const Step &s) {
+  unreplayed_runs.fetch_add(1);
+  s.a[s.k] = static_cast<double>(s.k) + 0.5;  // its own slot: names no data
+}
+
+TEST(TaskiterUpdate, UnreplayableTasksWithoutDataRunInEveryUpdatedBody) {
   unreplayed_runs.store(0);
-  double sum = 0, trace = 0;
+  constexpr long iterations = 5;
+  double sum = 0, notes[iterations] = {};
   nanort_taskiter *iter = nullptr;
   ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
-  constexpr long iterations = 5;
   for (long it = 0; it < iterations; ++it) {
     if (it > 0) {
       ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
@@ -277,9 +282,7 @@ TEST(TaskiterUpdate, UnreplayableTasksRunInEveryUpdatedBody) {
     ASSERT_EQ(spawn({add_k, &sum, nullptr, 0, it}, {{&sum, sizeof sum, NANORT_INOUT}}),
               NANORT_SUCCESS);
     // Not matched against the recorded task: it runs, with this body's value.
-    ASSERT_EQ(spawn({count_unreplayed, &trace, nullptr, 0, it},
-                    {{&trace, sizeof trace, NANORT_INOUT}}, &step_site, false),
-              NANORT_SUCCESS)
+    ASSERT_EQ(spawn({note_k, notes, nullptr, 0, it}, {}, &step_site, false), NANORT_SUCCESS)
         << nanort_last_error();
     if (it > 0) {
       ASSERT_EQ(nanort_taskiter_replay(iter, 1), NANORT_SUCCESS) << nanort_last_error();
@@ -289,7 +292,37 @@ TEST(TaskiterUpdate, UnreplayableTasksRunInEveryUpdatedBody) {
   ASSERT_EQ(nanort_taskwait(), NANORT_SUCCESS);
   EXPECT_EQ(sum, 10.0);  // 0 + 1 + 2 + 3 + 4: the updated values replayed
   EXPECT_EQ(unreplayed_runs.load(), iterations);
-  EXPECT_EQ(trace, 1234.0);  // each body's own value, in order
+  for (long it = 0; it < iterations; ++it) EXPECT_EQ(notes[it], static_cast<double>(it) + 0.5);
+}
+
+// One that names data would run at once, while its iteration's recorded tasks run at the
+// replay: refused, naming it, and nothing more is replayed.
+TEST(TaskiterUpdate, UnreplayableTasksWithDataAreRefused) {
+  unreplayed_runs.store(0);
+  double x = 0, seen = 0;
+  nanort_taskiter *iter = nullptr;
+  ASSERT_EQ(nanort_taskiter_begin(&iter), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({add_k, &x, nullptr, 0, 1}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  ASSERT_EQ(spawn({count_unreplayed, &seen, nullptr, 0, 0}, {{&seen, sizeof seen, NANORT_INOUT}},
+                  &destructed_site, false),
+            NANORT_SUCCESS);  // recording: runs, not recorded
+  ASSERT_EQ(nanort_taskiter_update(iter), NANORT_SUCCESS) << nanort_last_error();
+  ASSERT_EQ(spawn({add_k, &x, nullptr, 0, 2}, {{&x, sizeof x, NANORT_INOUT}}), NANORT_SUCCESS);
+  EXPECT_EQ(spawn({count_unreplayed, &seen, nullptr, 0, 0}, {{&seen, sizeof seen, NANORT_IN}},
+                  &destructed_site, false),
+            NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error())
+                .find("'with a destructor' (body.c:12) in a taskiter's update is not replayable "
+                      "and names data"),
+            std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_replay(iter, 1), NANORT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(nanort_last_error()).find("nothing more is replayed"), std::string::npos)
+      << nanort_last_error();
+  EXPECT_EQ(nanort_taskiter_end(iter, 1), NANORT_SUCCESS);  // (said already)
+  EXPECT_EQ(nanort_taskwait(), NANORT_SUCCESS);
+  EXPECT_EQ(x, 1.0);  // the recorded iteration only
+  EXPECT_EQ(unreplayed_runs.load(), 1);
 }
 
 // An if(0) task: its creator ran it before making the next tasks, which follow it in the

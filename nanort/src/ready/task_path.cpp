@@ -94,16 +94,21 @@ nanort_status Runtime::submit(Task *task) {
     throw NoDeviceError(why_not);
   }
   Task *parent = current_task();
-  if (parent->recording && task->replayable && parent->recording->updating()) [[unlikely]] {
-    // A taskiter's body run again (nanort_taskiter_update): its argument block only.
+  if (parent->recording && parent->recording->updating()) [[unlikely]] {
+    // A taskiter's body run again (nanort_taskiter_update): its argument block only; a task
+    // that is not replayable runs as usual where it names no data.
     try {
-      parent->recording->update(*task);
+      if (!task->replayable) {
+        parent->recording->unrecorded_in_update(*task);
+      } else {
+        parent->recording->update(*task);
+        delete task;
+        return NANORT_SUCCESS;
+      }
     } catch (...) {
       delete task;
       throw;
     }
-    delete task;
-    return NANORT_SUCCESS;
   }
   if (task->reductions) {
     try {
