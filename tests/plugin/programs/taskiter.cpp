@@ -1,7 +1,8 @@
 // taskiter and taskgraph in C++: a member function and a function template whose loops are
 // taskiters (unroll(2) over swapped std::vector storage, again with update and a source that
 // grows with the step, a while loop on a residual), a taskgraph in a member function, a
-// refused task's exception out of a taskiter and a thrown exception out of an updated one;
+// refused task's exception out of a taskiter and a thrown exception out of an updated one, the
+// same task not replayable in a taskgraph;
 // each result compared with the same loop run in order.
 #include <cmath>
 #include <cstdio>
@@ -149,5 +150,21 @@ int main() {
   }
   #pragma oss taskwait
   CHECK(refused && sum == 0);
+  // The same task, not replayable: it runs with the recorded iteration only (OpenMP 6.0's
+  // replayable(false), here in a taskgraph with a name kept in a std::string).
+  std::vector<std::string> log;
+  long steps = 0;
+  for (int e = 0; e < 3; ++e) {
+    #pragma omp taskgraph
+    {
+      #pragma omp task depend(inout: steps)
+      steps += 1;
+      std::string entry = "recorded at encounter " + std::to_string(e);
+      #pragma omp task depend(in: steps) depend(inout: log) firstprivate(entry) replayable(false)
+      log.push_back(entry);
+    }
+  }
+  #pragma omp taskwait
+  CHECK(steps == 3 && log.size() == 1 && log[0] == "recorded at encounter 0");
   CHECK_DONE();
 }
