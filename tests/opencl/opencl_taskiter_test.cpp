@@ -174,7 +174,9 @@ TEST_P(Taskiter, UpdatedIterationsGiveTheKernelsTheirOwnValues) {
   // Each iteration's values differ: a command buffer is recorded again for each; enqueued
   // kernels are recorded once and take the later values in place.
   EXPECT_EQ(records + updates, iterations - 1);
-  if (graphs == "enqueue") EXPECT_EQ(records, 1);
+  if (graphs == "enqueue") {
+    EXPECT_EQ(records, 1);
+  }
 }
 
 // Kernels on overlapping ranges that start a few elements apart: inside the span of data a
