@@ -363,9 +363,10 @@ void streamed_transfers(Raw &raw, const std::vector<std::size_t> &sizes_mib, int
                 pr > 0 ? ar / pr : 0.0);
     std::free(plain);
   }
-  std::printf("   nanort: a task per block (write: reads it, then taskwait_noflush; read: writes\n"
-              "   it, then the flushing taskwait), from the first submit to the taskwait's return;\n"
-              "   raw: the same copies of pinned blocks on one stream, then cuStreamSynchronize.\n");
+  std::printf("   nanort: a task per block (write: reads it, then taskwait_noflush; read:\n"
+              "   writes it, then the flushing taskwait), from the first submit to the\n"
+              "   taskwait's return; raw: the same copies of pinned blocks on one stream, then\n"
+              "   cuStreamSynchronize.\n");
   RAW(cuCtxSetCurrent(raw.context));
   RAW(cuMemFree(device));
   RAW(cuMemFreeHost(pinned));

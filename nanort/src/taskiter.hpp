@@ -2,14 +2,15 @@
 // again as a graph whose dependences were matched once (OmpSs-2 taskiter; nanort_taskiter_*).
 //
 // Recording: while a task (or a program thread) records, every task it submits runs as usual
-// and, unless it is not replayable (replayable(0): run, not recorded), is also copied here: its site, chosen implementation, argument block as it was at
-// submit (the firstprivate values stay those of the recorded iteration), accesses, copies and
-// launch settings. The end of the recording waits for those tasks (as taskwait noflush does),
-// matches their accesses once into edges between them, and replays the graph: each replay
-// resets the same Task objects (no allocation, no dependency domain), releases the roots, and
-// each task that completes counts down its successors (Runtime::complete). Replays run one
-// after the other: a replay starts once every task of the one before has completed, which
-// orders every access of an iteration after every access of the iteration before it.
+// and, unless it is not replayable (replayable(0): run, not recorded), is also copied here:
+// its site, chosen implementation, argument block as it was at submit (the firstprivate values
+// stay those of the recorded iteration), accesses, copies and launch settings. The end of the
+// recording waits for those tasks (as taskwait noflush does), matches their accesses once into
+// edges between them, and replays the graph: each replay resets the same Task objects (no
+// allocation, no dependency domain), releases the roots, and each task that completes counts
+// down its successors (Runtime::complete). Replays run one after the other: a replay starts
+// once every task of the one before has completed, which orders every access of an iteration
+// after every access of the iteration before it.
 #pragma once
 
 #include <atomic>
