@@ -3,9 +3,8 @@
  * too few steps to replay), a while loop whose condition reads a residual that a task computes,
  * a do-while loop, a 'for' loop that is not canonical, a taskiter of function tasks, one inside
  * an inline task (its shared variables), one in a final task, and taskgraph regions (graph_id,
- * graph_reset, if, nogroup, a task that is not replayable). Each result is compared with the
- * same loop run in order, where the tasks of replayed iterations use the values of the
- * recorded ones (the model's rule). */
+ * graph_reset, if, nogroup, replayable(0)). Each result is compared with the same loop run in
+ * order, where replayed iterations' tasks use the recorded ones' values (the model's rule). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
