@@ -643,7 +643,7 @@ void submit_inc(int *x, std::size_t work_items) {
 }
 
 // The runtime's OpenCL backend asks for an event (and flushes) with one launch in this many
-// (LaunchMarks::kKernelsPerMark in nanort/src/opencl/opencl_device.cpp).
+// at most (kKernelsPerMark in nanort/src/opencl/opencl_launcher.hpp).
 constexpr std::size_t kLaunchesPerEvent = 8;
 
 void run_overhead(const Options &o, const Raw &raw) {

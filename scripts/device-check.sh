@@ -26,6 +26,9 @@ module=$(sed -n 's/^ *include("\(.*GoogleTestAddTests.cmake\)")$/\1/p' "$build"/
 if [ -n "$module" ] && [ ! -e "$module" ] && [ -e "$libs/GoogleTestAddTests.cmake" ]; then
   mkdir -p "$(dirname "$module")" && cp "$libs/GoogleTestAddTests.cmake" "$module"
 fi
+# The lists ctest made on the build machine (without GPUs: the OpenCL tests of its CPU device
+# alone) would be used again as they are: made here instead, with this machine's devices.
+rm -f "$build"/tests/*_tests.cmake
 # A GPU machine must have its backends: every program of the tests fails at start, with the
 # backend's error, where CUDA or NVIDIA's OpenCL does not come up, instead of skipping
 # (NANORT_REQUIRE, docs/configuration.md). Set NANORT_REQUIRE beforehand to require otherwise.

@@ -84,8 +84,8 @@ cl_event KernelCompletion::event() {
 
 KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread,
                                std::mutex *memory_objects)
-    : queue_(queue), own_thread_(own_thread), memory_objects_(own_thread ? memory_objects : nullptr),
-      kernels_per_mark_(own_thread ? kKernelsPerMark : 1) {
+    : queue_(queue), own_thread_(own_thread),
+      memory_objects_(own_thread ? memory_objects : nullptr) {
   clRetainCommandQueue(queue_);
   if (own_thread_) thread_ = std::thread([this] { run(); });
 }
@@ -100,6 +100,7 @@ void KernelLauncher::stop() {
   if (thread_.joinable()) thread_.join();  // (after enqueueing every request)
   std::lock_guard<std::mutex> guard(mutex_);
   stopped_ = true;
+  recent_.clear();
 }
 
 void KernelLauncher::quiesce() {
@@ -118,9 +119,15 @@ KernelLauncher::~KernelLauncher() {
 std::shared_ptr<KernelCompletion> KernelLauncher::launch(
     const std::shared_ptr<KernelLauncher> &self, KernelLaunch &launch, cl_context context) {
   std::lock_guard<std::mutex> guard(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  // A kernel behind copies or other devices' kernels: its start is theirs, and so is its end.
+  // It gets a mark of its own, the kernels before it theirs.
+  const bool behind_others = !launch.waits.empty();
+  if (behind_others) seal_locked();
   if (!open_) {
     open_ = std::make_shared<LaunchMark>();
     open_->owner = this;
+    open_->opened = now;
   }
   Request request;
   request.kind = Request::Kind::kernel;
@@ -135,10 +142,17 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
   request.mark = open_;
   request.index = index;
-  request.closes = index + 1 == kernels_per_mark_ || request.launch.command_buffer ||
-                   request.launch.replayed;
+  // (Without a launcher thread, a mark opened long ago ends with this kernel: the manager has
+  // been busy between launches, staging, and the mark's first kernels would be seen done late.)
+  request.closes = index + 1 == kKernelsPerMark || request.launch.command_buffer ||
+                   request.launch.replayed || behind_others ||
+                   (!own_thread_ && now - open_->opened > std::chrono::microseconds(50)) ||
+                   recent_.device_behind(now, [](LaunchMark &mark) { return finished(mark); });
   open_->kernels.store(index + 1, std::memory_order_relaxed);
-  if (request.closes) open_.reset();
+  if (request.closes) {
+    recent_.ended(open_, now);
+    open_.reset();
+  }
   push_locked(std::move(request));
   return completion;
 }
@@ -150,10 +164,23 @@ void KernelLauncher::seal() {
 
 void KernelLauncher::seal_locked() {
   if (!open_) return;
+  recent_.ended(open_, std::chrono::steady_clock::now());
   Request request;
   request.kind = Request::Kind::seal;
   request.mark = std::move(open_);
   push_locked(std::move(request));
+}
+
+bool KernelLauncher::finished(LaunchMark &mark) {
+  if (mark.done.load(std::memory_order_acquire)) return true;
+  cl_event event = mark.event.load(std::memory_order_acquire);
+  // (Not enqueued yet: the launcher thread is behind, not the device.)
+  if (!event) return true;
+  cl_int status = CL_COMPLETE;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                     nullptr) != CL_SUCCESS)
+    return true;
+  return status <= CL_COMPLETE;
 }
 
 cl_event KernelLauncher::event(LaunchMark &mark) {

@@ -7,23 +7,28 @@
 // Done on one thread, the two add up; with a thread of its own the manager prepares a launch
 // (finds the kernel, checks and places its arguments: whatever can fail for the program's
 // reasons fails there, naming the task) and hands it over, and this thread sets the arguments
-// and enqueues while the manager goes on with the next task. Without one, the same requests
-// are made at once on the calling thread, each kernel with an event of its own.
+// and enqueues while the manager goes on with the next task. Without one (the default), the
+// same requests are made at once on the calling thread.
 //
-// With a launcher thread, kernels launched since the last event share one mark (without
-// one, a mark is one kernel). An event and a clFlush per kernel cost more than the launch
-// itself; on an in-order queue a later command's event covers every
-// earlier kernel, so only a mark's last kernel gets an event (the kKernelsPerMark-th), or a
-// marker is enqueued after the open mark's kernels when the manager has nothing more to
-// launch (seal), when no launch came for 50 us (the manager is staging a large copy), or when
-// someone must wait for one of them (a copy on another queue). A mark's completion is polled
-// (clGetEventInfo, about 0.2 us); a callback on its event wakes the manager only once it asks
-// to sleep.
+// Kernels launched since the last event share one mark, with or without a launcher thread.
+// An event and a clFlush per kernel cost more than the launch itself (NVIDIA's OpenCL: a
+// small kernel task took 13 to 16 us with them, 7 to 10 with a mark per 8 kernels, against
+// 4.2 to 6 for a raw in-order loop; docs/results.md); on an in-order queue a later command's
+// event covers every earlier kernel, so only a mark's last kernel gets an event (the
+// kKernelsPerMark-th), or a marker is enqueued after the open mark's kernels when the manager
+// has nothing more to launch (seal), when the manager was busy elsewhere for 50 us (staging a
+// large copy: with a launcher thread, no launch came for that long; without one, the next
+// launch ends the mark), or when someone must wait for one of them (a copy on another queue).
+// A kernel ends its mark at once where sharing would make its end seen late
+// (recent_marks.hpp): it waits for copies or other devices, or the device is behind. A mark's
+// completion is polled (clGetEventInfo, about 0.2 us); a callback on its event wakes the
+// manager only once it asks to sleep.
 #pragma once
 
 #include <nanort/dc/memory_space.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +43,7 @@
 
 #include "opencl_api.hpp"
 #include "opencl_command_buffer.hpp"
+#include "recent_marks.hpp"
 
 namespace nanort::rt::opencl {
 
@@ -55,6 +61,7 @@ struct LaunchMark {
   std::atomic<std::uint32_t> kernels{0};  // in it (written under the launcher's lock)
   std::atomic<bool> done{false};         // complete, or failed (status < 0)
   std::atomic<cl_int> status{CL_COMPLETE};
+  std::chrono::steady_clock::time_point opened;  // its first kernel's launch (launcher's lock)
   // A callback on the event, to wake the manager, is registered once it is both asked for
   // (on_done: bit 1) and possible (the event made: bit 2), by whoever comes second. Only
   // then: on NVIDIA's OpenCL, registered callbacks slow every later enqueue of the process.
@@ -165,7 +172,7 @@ class KernelCompletion final : public dc::Completion {
 class KernelLauncher {
  public:
   // With 'own_thread' false, every call enqueues at once on the calling thread (the device's
-  // manager), and each kernel has an event of its own: no mark waits for the manager to pause.
+  // manager), which seals the open mark whenever it pauses.
   // 'memory_objects': held while a launcher thread enqueues (see Context::memory_objects).
   KernelLauncher(cl_command_queue queue, bool own_thread, std::mutex *memory_objects = nullptr);
   ~KernelLauncher();  // enqueues what it holds, then waits for the queue
@@ -231,22 +238,24 @@ class KernelLauncher {
   void process(Request &request);
   // Hands over the end of the open mark, if there is one (under mutex_).
   void seal_locked();
+  // The mark's kernels are done, or not enqueued yet (RecentMarks: the device is not behind).
+  static bool finished(LaunchMark &mark);
 
   cl_command_queue queue_;
   const bool own_thread_;
   std::mutex *memory_objects_;
-  const std::uint32_t kernels_per_mark_;
   std::mutex mutex_;  // the requests, the open mark, the spare launches
   std::condition_variable wakeup_;
   std::deque<Request> requests_;
   std::vector<KernelLaunch> spare_;  // (their vectors keep their memory)
   std::shared_ptr<LaunchMark> open_;
+  RecentMarks<LaunchMark> recent_;  // marks ended lately (under mutex_)
   bool asleep_ = false, stopping_ = false;
   bool stopped_ = false;  // stop(): no thread any more (under mutex_)
   std::atomic<std::size_t> pending_{0};  // requests not yet taken
   std::atomic<std::uint64_t> pushed_{0}, enqueued_{0};  // requests handed over, and done
-  // Launcher thread (or manager) only: marks with a callback to come, kept until it came (the callback
-  // has their address only).
+  // Launcher thread (or manager) only: marks with a callback to come, kept until it came (the
+  // callback has their address only).
   std::vector<std::shared_ptr<LaunchMark>> watched_;
   std::atomic<int> callbacks_pending_{0};
   std::atomic<std::function<void()> *> wake_{nullptr};

@@ -1,0 +1,55 @@
+// RecentMarks: when the OpenCL launcher's kernels may go on sharing one completion event (a
+// launch mark).
+//
+// A mark's kernels are seen done together, when its last one is, and a task's results start
+// home (eager write-back) and its successors on other devices go only then. Sharing costs
+// nothing where the kernels are short and the host is what limits the launches (there an
+// event and a clFlush per kernel cost more than the launch). It costs where the kernels are
+// long and the device is behind: each block of a large array is seen done only when the last
+// of its mark is, and comes home late. So the launcher ends a kernel's mark with it when the
+// device is behind: a mark ended at least kBacklog ago is not done yet. (A kernel that waits
+// for copies or other devices gets a mark of its own anyway: its start, and so its end, are
+// set by them.) The CUDA launcher keeps its marks of 8: the same rules there changed neither
+// SAXPY nor Julia, nor the launch overhead, on two H200s (docs/results.md).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+
+namespace nanort::rt {
+
+template <class Mark>
+class RecentMarks {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::microseconds kBacklog{20};
+
+  // 'mark' ended (its event asked for) at 'at'.
+  void ended(std::shared_ptr<Mark> mark, Clock::time_point at) {
+    entries_.push_back({std::move(mark), at, false});
+  }
+  // Whether the newest mark ended kBacklog ago or more is still running; 'done(mark)' asks
+  // (once true, not again). Marks ended later than that are kept until they are that old.
+  template <class Done>
+  bool device_behind(Clock::time_point now, Done &&done) {
+    while (entries_.size() >= 2 && now - entries_[1].at >= kBacklog) entries_.pop_front();
+    if (entries_.empty() || now - entries_.front().at < kBacklog) return false;
+    Entry &oldest = entries_.front();
+    if (!oldest.done) oldest.done = done(*oldest.mark);
+    return !oldest.done;
+  }
+  void clear() { entries_.clear(); }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Mark> mark;
+    Clock::time_point at;
+    bool done;
+  };
+  std::deque<Entry> entries_;
+};
+
+}  // namespace nanort::rt

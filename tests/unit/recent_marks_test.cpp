@@ -1,0 +1,86 @@
+// RecentMarks: the OpenCL launcher's test of whether the device is behind, on marks ended at
+// known times (no device, no clock: the times are given).
+#include "opencl/recent_marks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace {
+
+using nanort::rt::RecentMarks;
+using Clock = std::chrono::steady_clock;
+using std::chrono::microseconds;
+
+struct Mark {
+  bool done = false;
+  int asked = 0;  // how often 'done' was asked
+};
+
+bool ask(Mark &mark) {
+  ++mark.asked;
+  return mark.done;
+}
+
+TEST(RecentMarks, NothingEndedMeansNotBehind) {
+  RecentMarks<Mark> recent;
+  EXPECT_FALSE(recent.device_behind(Clock::now(), ask));
+}
+
+TEST(RecentMarks, AMarkEndedLessThanTheBacklogAgoIsNotAskedAbout) {
+  RecentMarks<Mark> recent;
+  const Clock::time_point t0 = Clock::now();
+  auto mark = std::make_shared<Mark>();
+  recent.ended(mark, t0);
+  EXPECT_FALSE(recent.device_behind(t0 + microseconds(19), ask));
+  EXPECT_EQ(mark->asked, 0);
+}
+
+TEST(RecentMarks, AnOldMarkStillRunningMeansBehindUntilItIsDone) {
+  RecentMarks<Mark> recent;
+  const Clock::time_point t0 = Clock::now();
+  auto mark = std::make_shared<Mark>();
+  recent.ended(mark, t0);
+  EXPECT_TRUE(recent.device_behind(t0 + microseconds(20), ask));
+  EXPECT_TRUE(recent.device_behind(t0 + microseconds(30), ask));
+  mark->done = true;
+  EXPECT_FALSE(recent.device_behind(t0 + microseconds(40), ask));
+  // Once seen done, not asked again.
+  const int asked = mark->asked;
+  EXPECT_FALSE(recent.device_behind(t0 + microseconds(50), ask));
+  EXPECT_EQ(mark->asked, asked);
+}
+
+TEST(RecentMarks, TheNewestOldMarkIsTheOneAsked) {
+  RecentMarks<Mark> recent;
+  const Clock::time_point t0 = Clock::now();
+  auto first = std::make_shared<Mark>(), second = std::make_shared<Mark>(),
+       third = std::make_shared<Mark>();
+  first->done = true;  // an early mark done says nothing of the later ones
+  recent.ended(first, t0);
+  recent.ended(second, t0 + microseconds(10));
+  recent.ended(third, t0 + microseconds(25));
+  // At 35 us: 'second' (25 us old) is the newest old enough; 'third' (10 us) is not yet.
+  EXPECT_TRUE(recent.device_behind(t0 + microseconds(35), ask));
+  EXPECT_EQ(first->asked, 0);
+  EXPECT_EQ(second->asked, 1);
+  EXPECT_EQ(third->asked, 0);
+  EXPECT_EQ(recent.size(), 2u);  // 'first' is let go
+  second->done = true;
+  EXPECT_FALSE(recent.device_behind(t0 + microseconds(40), ask));
+  // At 50 us 'third' is old enough, and running.
+  EXPECT_TRUE(recent.device_behind(t0 + microseconds(50), ask));
+  EXPECT_EQ(recent.size(), 1u);
+}
+
+TEST(RecentMarks, ClearLetsTheMarksGo) {
+  RecentMarks<Mark> recent;
+  auto mark = std::make_shared<Mark>();
+  recent.ended(mark, Clock::now());
+  EXPECT_EQ(mark.use_count(), 2);
+  recent.clear();
+  EXPECT_EQ(mark.use_count(), 1);
+  EXPECT_FALSE(recent.device_behind(Clock::now() + microseconds(100), ask));
+}
+
+}  // namespace
