@@ -54,9 +54,9 @@ const std::vector<EnvVar> &environment_table() {
        "data between devices goes through the host) or platform (one per platform: its "
        "devices share buffers and copy among themselves directly)"},
       {"NANORT_OPENCL_LAUNCH", "manager",
-       "who enqueues an OpenCL device's kernels: manager (its manager thread, an event per "
-       "kernel) or thread (a launcher thread of its own, an event per 8 kernels, while the "
-       "manager prepares the next task)"},
+       "who enqueues an OpenCL device's kernels: manager (its manager thread) or thread (a "
+       "launcher thread of its own, while the manager prepares the next task); either way an "
+       "event per 8 kernels at most"},
       {"NANORT_OPENCL_CACHE", "$XDG_CACHE_HOME/nanort/opencl or ~/.cache/nanort/opencl",
        "folder of the on-disk cache of OpenCL program binaries (private to the user); off: no "
        "cache"},
@@ -132,8 +132,8 @@ const std::vector<EnvVar> &environment_table() {
        "whichever device frees up first, so that tasks of unequal cost even out"},
       {"NANORT_DEVICE_IN_FLIGHT", "auto",
        "tasks per device staged or running at once (1 to 64): the inputs of the next tasks move "
-       "while the device computes; auto: 32 for CUDA GPUs (one kernel stream, completions "
-       "checked in groups), 8 for OpenCL devices"},
+       "while the device computes; auto: 32 for CUDA GPUs and OpenCL devices (completions in "
+       "launch order, checked in groups), 8 for others"},
       {"NANORT_STAGING_THREADS", "auto",
        "threads copying between ordinary host memory and the pinned staging buffers of GPUs "
        "(1 to 64); auto: the logical CPUs, at least 2 and at most 16 (they sleep between copies)"},

@@ -73,6 +73,16 @@ TEST(RecentMarks, TheNewestOldMarkIsTheOneAsked) {
   EXPECT_EQ(recent.size(), 1u);
 }
 
+TEST(RecentMarks, MarksEndedWithoutAQuestionDoNotPileUp) {
+  // Every kernel waiting for copies ends its own mark and never asks: the old marks still go.
+  RecentMarks<Mark> recent;
+  const Clock::time_point t0 = Clock::now();
+  for (int k = 0; k < 1000; ++k) recent.ended(std::make_shared<Mark>(), t0 + microseconds(5 * k));
+  // Those of the last 20 us, and the newest before them.
+  EXPECT_LE(recent.size(), 6u);
+  EXPECT_GE(recent.size(), 4u);
+}
+
 TEST(RecentMarks, ClearLetsTheMarksGo) {
   RecentMarks<Mark> recent;
   auto mark = std::make_shared<Mark>();

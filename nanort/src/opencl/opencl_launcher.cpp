@@ -121,9 +121,13 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::lock_guard<std::mutex> guard(mutex_);
   const auto now = std::chrono::steady_clock::now();
   // A kernel behind copies or other devices' kernels: its start is theirs, and so is its end.
-  // It gets a mark of its own, the kernels before it theirs.
+  // It gets a mark of its own, the kernels before it theirs. (Without a launcher thread, a
+  // mark opened more than 50 us ago ends before this kernel too: the manager was busy between
+  // launches, staging, and its kernels would be seen done late.)
   const bool behind_others = !launch.waits.empty();
-  if (behind_others) seal_locked();
+  if (behind_others ||
+      (!own_thread_ && open_ && now - open_->opened > std::chrono::microseconds(50)))
+    seal_locked();
   if (!open_) {
     open_ = std::make_shared<LaunchMark>();
     open_->owner = this;
@@ -142,11 +146,8 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::swap(request.launch, launch);  // (the caller's gets the spare's memory)
   request.mark = open_;
   request.index = index;
-  // (Without a launcher thread, a mark opened long ago ends with this kernel: the manager has
-  // been busy between launches, staging, and the mark's first kernels would be seen done late.)
   request.closes = index + 1 == kKernelsPerMark || request.launch.command_buffer ||
                    request.launch.replayed || behind_others ||
-                   (!own_thread_ && now - open_->opened > std::chrono::microseconds(50)) ||
                    recent_.device_behind(now, [](LaunchMark &mark) { return finished(mark); });
   open_->kernels.store(index + 1, std::memory_order_relaxed);
   if (request.closes) {
@@ -274,6 +275,7 @@ void KernelLauncher::run() {
           // say), and the kernels of the open mark, all enqueued, would wait for their end to
           // be seen until it pauses. Sealed now.
           std::shared_ptr<LaunchMark> mark = std::move(open_);
+          recent_.ended(mark, std::chrono::steady_clock::now());
           lock.unlock();
           close_with_marker(mark);
           continue;
@@ -366,7 +368,13 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     if (request.closes) close_with_marker(request.mark);
     return;
   }
-  if (request.closes) close(request.mark, made);
+  if (request.closes) {
+    close(request.mark, made);
+  } else if (!own_thread_ && request.index == 0) {
+    // (The manager may now stage the next task a while: the mark's kernels start meanwhile.
+    // A launcher thread ends an open mark once no launch came for 50 us.)
+    clFlush(queue_);
+  }
 }
 
 cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &last) {

@@ -57,7 +57,8 @@ constexpr std::uint32_t kKernelsPerMark = 8;
 
 // Kernels that share one event.
 struct LaunchMark {
-  std::atomic<cl_event> event{nullptr};  // set once, by the launcher thread
+  std::atomic<cl_event> event{nullptr};  // set once, where it ends (under the launcher's lock
+                                         // without a launcher thread)
   std::atomic<std::uint32_t> kernels{0};  // in it (written under the launcher's lock)
   std::atomic<bool> done{false};         // complete, or failed (status < 0)
   std::atomic<cl_int> status{CL_COMPLETE};
@@ -157,7 +158,7 @@ class KernelCompletion final : public dc::Completion {
   }
 
  private:
-  // Its enqueue failed (the launcher thread's message names the kernel).
+  // Its enqueue failed (the message, made where it was enqueued, names the kernel).
   bool failed() const {
     return mark_->failed.load(std::memory_order_acquire) & (std::uint32_t{1} << index_);
   }
@@ -229,7 +230,8 @@ class KernelLauncher {
   // Registers the mark's callback (its event is made; launcher thread).
   void watch(const std::shared_ptr<LaunchMark> &mark);
   // Has the launcher thread register it: every call on the queue's events but polls is made
-  // there, none beside its enqueues.
+  // there, none beside its enqueues. (Without a launcher thread, the calls are made under the
+  // launcher's lock by whoever makes them: the manager, or a thread that seals a mark.)
   void watch_later(std::shared_ptr<LaunchMark> mark);
   friend class KernelCompletion;
   void push_locked(Request &&request);

@@ -29,12 +29,13 @@ class RecentMarks {
   // 'mark' ended (its event asked for) at 'at'.
   void ended(std::shared_ptr<Mark> mark, Clock::time_point at) {
     entries_.push_back({std::move(mark), at, false});
+    let_go(at);
   }
   // Whether the newest mark ended kBacklog ago or more is still running; 'done(mark)' asks
   // (once true, not again). Marks ended later than that are kept until they are that old.
   template <class Done>
   bool device_behind(Clock::time_point now, Done &&done) {
-    while (entries_.size() >= 2 && now - entries_[1].at >= kBacklog) entries_.pop_front();
+    let_go(now);
     if (entries_.empty() || now - entries_.front().at < kBacklog) return false;
     Entry &oldest = entries_.front();
     if (!oldest.done) oldest.done = done(*oldest.mark);
@@ -44,6 +45,12 @@ class RecentMarks {
   std::size_t size() const { return entries_.size(); }
 
  private:
+  // Only the newest mark at least kBacklog old is asked about: the ones before it go (also
+  // where no launch asks, as when every kernel waits for copies: none is held long).
+  void let_go(Clock::time_point now) {
+    while (entries_.size() >= 2 && now - entries_[1].at >= kBacklog) entries_.pop_front();
+  }
+
   struct Entry {
     std::shared_ptr<Mark> mark;
     Clock::time_point at;
