@@ -9,6 +9,11 @@ nanort_add_gtest(opencl_program_cache LABEL opencl
   SOURCES opencl/program_cache_test.cpp
   LIBS nanort_static)
 
+# The kernel launcher's launch marks (which kernels share an event), driven directly.
+nanort_add_gtest(opencl_launcher LABEL opencl
+  SOURCES opencl/opencl_launcher_test.cpp
+  LIBS nanort_static)
+
 # Every OpenCL test gets two CPU workers, no CUDA device (on GPU machines the GPU is then
 # reached through OpenCL alone) and a program cache of its own in the build tree (nothing is
 # written to ~/.cache). Each test sees its built programs from earlier tests.
