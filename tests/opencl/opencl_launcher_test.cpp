@@ -2,9 +2,9 @@
 // kernels share one event and which get one of their own, with and without a launcher thread.
 // Kernels share a mark's event; a kernel that waits for others (copies, other devices) ends
 // the open mark and has its own; while the device is still running a mark ended 20 us ago
-// (held here behind a user event), each kernel has its own; without a launcher thread a mark
-// opened more than 50 us before the next kernel ends first. Every case checks the kernels'
-// results too. Skipped when no OpenCL device is found.
+// (held here behind a user event), each kernel has its own; without a launcher thread the open
+// mark ends before a kernel that comes more than 50 us after the one before. Every case checks
+// the kernels' results too. Skipped when no OpenCL device is found.
 #include <opencl/opencl_launcher.hpp>
 
 #include <gtest/gtest.h>
@@ -180,7 +180,7 @@ TEST_P(LauncherTest, AtMostEightKernelsShareAnEvent) {
 
 using ManagerLauncherTest = LauncherTest;
 
-TEST_P(ManagerLauncherTest, AMarkOpenedMoreThan50usBeforeEndsFirst) {
+TEST_P(ManagerLauncherTest, ALaunchLongAfterTheOneBeforeEndsTheOpenMarkFirst) {
   auto first = inc();
   std::this_thread::sleep_for(std::chrono::microseconds(200));
   auto second = inc();

@@ -420,9 +420,10 @@ class CudaDevice final : public Accelerator {
                                  launch.shared_bytes,
                                  launch.grid[1] > 65535 || launch.grid[2] > 65535 ? 1u : 0u};
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch, s);
-    if (!launcher_->threaded() ||
-        (kernel.launched.size() < kKeptShapes &&
-         std::find(kernel.launched.begin(), kernel.launched.end(), shape) == kernel.launched.end())) {
+    const bool new_shape =
+        kernel.launched.size() < kKeptShapes &&
+        std::find(kernel.launched.begin(), kernel.launched.end(), shape) == kernel.launched.end();
+    if (!launcher_->threaded() || new_shape) {
       // A kernel's first launch in a shape is waited for: what the driver refuses for the
       // program's reasons (the block size, the shared memory) fails here, with the task,
       // before any task after it is launched behind it. (Without a launcher thread every
@@ -430,7 +431,7 @@ class CudaDevice final : public Accelerator {
       // kernel's end is seen, and tasks launched behind it run.)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw CudaError(done->launch_error(), *why);
-      kernel.launched.push_back(shape);
+      if (new_shape) kernel.launched.push_back(shape);  // (each shape once, the first few)
     }
     // A kernel on a megabyte or more runs long enough that an event of its own costs nothing,
     // and its end is then seen at once (its results may go home, its successors start)

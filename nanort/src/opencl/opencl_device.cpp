@@ -737,9 +737,10 @@ class OpenClDevice final : public Accelerator {
       if (argument.at == KernelLaunch::kLocal) shape[3] += argument.size;
     std::shared_ptr<KernelCompletion> done = launcher_->launch(launcher_, launch,
                                                                memory_->context());
-    if (!launcher_->threaded() ||
-        (entry.launched.size() < kKeptShapes &&
-         std::find(entry.launched.begin(), entry.launched.end(), shape) == entry.launched.end())) {
+    const bool new_shape =
+        entry.launched.size() < kKeptShapes &&
+        std::find(entry.launched.begin(), entry.launched.end(), shape) == entry.launched.end();
+    if (!launcher_->threaded() || new_shape) {
       // A kernel's first launch in a shape is waited for: what the driver refuses for the
       // program's reasons (the work-group size, the local memory, an argument's size) fails
       // here, with the task, before any task after it is launched behind it. (Without a
@@ -747,7 +748,7 @@ class OpenClDevice final : public Accelerator {
       // its task when its mark's end is seen, and tasks launched behind it run.)
       launcher_->drain();
       if (const std::string *why = done->not_run()) throw std::runtime_error(*why);
-      entry.launched.push_back(shape);
+      if (new_shape) entry.launched.push_back(shape);  // (each shape once, the first few)
     }
     return done;
   }

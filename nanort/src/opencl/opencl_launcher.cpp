@@ -121,17 +121,18 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   std::lock_guard<std::mutex> guard(mutex_);
   const auto now = std::chrono::steady_clock::now();
   // A kernel behind copies or other devices' kernels: its start is theirs, and so is its end.
-  // It gets a mark of its own, the kernels before it theirs. (Without a launcher thread, a
-  // mark opened more than 50 us ago ends before this kernel too: the manager was busy between
-  // launches, staging, and its kernels would be seen done late.)
+  // It gets a mark of its own, the kernels before it theirs. (Without a launcher thread, the
+  // open mark ends before this kernel too where no launch came for 50 us: the manager was busy
+  // elsewhere, staging, and the mark's kernels would be seen done late. A launcher thread
+  // ends it then by itself.)
   const bool behind_others = !launch.waits.empty();
   if (behind_others ||
-      (!own_thread_ && open_ && now - open_->opened > std::chrono::microseconds(50)))
+      (!own_thread_ && open_ && now - last_launch_ > std::chrono::microseconds(50)))
     seal_locked();
+  last_launch_ = now;
   if (!open_) {
     open_ = std::make_shared<LaunchMark>();
     open_->owner = this;
-    open_->opened = now;
   }
   Request request;
   request.kind = Request::Kind::kernel;
@@ -368,13 +369,7 @@ void KernelLauncher::enqueue_kernel(Request &request) {
     if (request.closes) close_with_marker(request.mark);
     return;
   }
-  if (request.closes) {
-    close(request.mark, made);
-  } else if (!own_thread_ && request.index == 0) {
-    // (The manager may now stage the next task a while: the mark's kernels start meanwhile.
-    // A launcher thread ends an open mark once no launch came for 50 us.)
-    clFlush(queue_);
-  }
+  if (request.closes) close(request.mark, made);
 }
 
 cl_int KernelLauncher::enqueue_command_buffer(KernelLaunch &launch, cl_event &last) {

@@ -17,8 +17,9 @@
 // event covers every earlier kernel, so only a mark's last kernel gets an event (the
 // kKernelsPerMark-th), or a marker is enqueued after the open mark's kernels when the manager
 // has nothing more to launch (seal), when the manager was busy elsewhere for 50 us (staging a
-// large copy: with a launcher thread, no launch came for that long; without one, the next
-// launch ends the mark), or when someone must wait for one of them (a copy on another queue).
+// large copy: no launch came for that long; with a launcher thread the mark ends then, without
+// one at the next launch), or when someone must wait for one of them (a copy on another
+// queue).
 // A kernel ends its mark at once where sharing would make its end seen late
 // (recent_marks.hpp): it waits for copies or other devices, or the device is behind. A mark's
 // completion is polled (clGetEventInfo, about 0.2 us); a callback on its event wakes the
@@ -62,7 +63,6 @@ struct LaunchMark {
   std::atomic<std::uint32_t> kernels{0};  // in it (written under the launcher's lock)
   std::atomic<bool> done{false};         // complete, or failed (status < 0)
   std::atomic<cl_int> status{CL_COMPLETE};
-  std::chrono::steady_clock::time_point opened;  // its first kernel's launch (launcher's lock)
   // A callback on the event, to wake the manager, is registered once it is both asked for
   // (on_done: bit 1) and possible (the event made: bit 2), by whoever comes second. Only
   // then: on NVIDIA's OpenCL, registered callbacks slow every later enqueue of the process.
@@ -252,6 +252,7 @@ class KernelLauncher {
   std::vector<KernelLaunch> spare_;  // (their vectors keep their memory)
   std::shared_ptr<LaunchMark> open_;
   RecentMarks<LaunchMark> recent_;  // marks ended lately (under mutex_)
+  std::chrono::steady_clock::time_point last_launch_;  // (under mutex_)
   bool asleep_ = false, stopping_ = false;
   bool stopped_ = false;  // stop(): no thread any more (under mutex_)
   std::atomic<std::size_t> pending_{0};  // requests not yet taken
