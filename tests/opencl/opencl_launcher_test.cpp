@@ -3,12 +3,14 @@
 // Kernels share a mark's event; a kernel that waits for others (copies, other devices) ends
 // the open mark and has its own; while the device is still running a mark ended 20 us ago
 // (held here behind a user event), each kernel has its own; without a launcher thread the open
-// mark ends before a kernel that comes more than 50 us after the one before. Every case checks
-// the kernels' results too. Skipped when no OpenCL device is found.
+// mark ends before a kernel that comes more than 50 us after the one before; a manager that
+// asks to be woken when its kernels end is woken. Every case checks the kernels' results too.
+// Skipped when no OpenCL device is found.
 #include <opencl/opencl_launcher.hpp>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -176,6 +178,31 @@ TEST_P(LauncherTest, AtMostEightKernelsShareAnEvent) {
   EXPECT_GE(sharing.size(), 3u);
   for (const auto &[event, kernels_on_it] : sharing) EXPECT_LE(kernels_on_it, 8);
   EXPECT_EQ(count(kernels), 17);
+}
+
+TEST_P(LauncherTest, AManagerAskingToSleepIsWokenWhenItsKernelsEnd) {
+  // As a device's manager does before it sleeps: asks its kernels to wake it. (With a launcher
+  // thread, the callbacks are registered once that thread is idle.) Asked of the last kernel
+  // alone, whose mark is not the first one: its own mark must wake it. Nothing polls here:
+  // only the wake-up can tell that it ended.
+  cl_int status = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(context_, &status);
+  ASSERT_EQ(status, CL_SUCCESS);
+  launcher_->hold_behind(gate);
+  std::vector<std::shared_ptr<KernelCompletion>> kernels;
+  for (int k = 0; k < 10; ++k) kernels.push_back(inc());
+  auto woken = std::make_shared<std::atomic<int>>(0);
+  ASSERT_NE(kernels.front()->event(), kernels.back()->event());  // (at most 8 share a mark)
+  EXPECT_TRUE(kernels.back()->on_done([woken] { woken->fetch_add(1); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(woken->load(), 0);  // (held behind the gate)
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  clReleaseEvent(gate);
+  const Clock::time_point until = Clock::now() + std::chrono::seconds(20);
+  while (woken->load() == 0 && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GT(woken->load(), 0) << "no wake-up in 20 s after the kernels could run";
+  EXPECT_EQ(count(kernels), 10);
 }
 
 using ManagerLauncherTest = LauncherTest;

@@ -12,14 +12,18 @@ using nanort::rt::RecentMarks;
 using Clock = std::chrono::steady_clock;
 using std::chrono::microseconds;
 
+using nanort::rt::MarkState;
+
 struct Mark {
   bool done = false;
-  int asked = 0;  // how often 'done' was asked
+  bool known = true;  // false: its owner cannot tell yet
+  int asked = 0;      // how often its state was asked
 };
 
-bool ask(Mark &mark) {
+MarkState ask(Mark &mark) {
   ++mark.asked;
-  return mark.done;
+  if (!mark.known) return MarkState::unknown;
+  return mark.done ? MarkState::done : MarkState::running;
 }
 
 TEST(RecentMarks, NothingEndedMeansNotBehind) {
@@ -49,6 +53,19 @@ TEST(RecentMarks, AnOldMarkStillRunningMeansBehindUntilItIsDone) {
   const int asked = mark->asked;
   EXPECT_FALSE(recent.device_behind(t0 + microseconds(50), ask));
   EXPECT_EQ(mark->asked, asked);
+}
+
+TEST(RecentMarks, AMarkItsOwnerCannotTellOfIsNotBehindAndAskedAgain) {
+  RecentMarks<Mark> recent;
+  const Clock::time_point t0 = Clock::now();
+  auto mark = std::make_shared<Mark>();
+  mark->known = false;  // (its end not enqueued yet: the launcher is behind)
+  recent.ended(mark, t0);
+  EXPECT_FALSE(recent.device_behind(t0 + microseconds(25), ask));
+  EXPECT_EQ(mark->asked, 1);
+  mark->known = true;  // enqueued now, and running: not taken for done before
+  EXPECT_TRUE(recent.device_behind(t0 + microseconds(30), ask));
+  EXPECT_EQ(mark->asked, 2);
 }
 
 TEST(RecentMarks, TheNewestOldMarkIsTheOneAsked) {

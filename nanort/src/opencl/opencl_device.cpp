@@ -799,16 +799,18 @@ class OpenClDevice final : public Accelerator {
     bool made() const { return kernels && !kernels->empty(); }
   };
   // Fills 'launch' for the task's kernel (all but its waits) and returns the kernel's entry.
+  // 'sorted_data': a graph launch's data (many disjoint spans in address order).
   KernelEntry &prepare(const Task &task, const nanort_task_impl &impl,
                        const std::vector<dc::DataAccess> &data,
-                       const dc::Directory::Staging &staging, KernelLaunch &launch) {
+                       const dc::Directory::Staging &staging, KernelLaunch &launch,
+                       bool sorted_data = false) {
     if (!impl.kernel_name || !*impl.kernel_name || !impl.module)
       throw std::runtime_error("the OpenCL implementation names no kernel or no module");
     const char *const kernel_name = impl.kernel_name;
     KernelEntry &entry = find_kernel(*impl.module, kernel_name);
     launch.kernel = entry.kernel;
     launch.kernel_name = kernel_name;
-    set_arguments(entry, task, impl, data, staging, launch);
+    set_arguments(entry, task, impl, data, staging, launch, sorted_data);
     if (task.ndrange_dims == 0)
       throw std::runtime_error("kernel '" + std::string(kernel_name) + "' needs an ndrange");
     launch.dims = static_cast<cl_uint>(task.ndrange_dims);
@@ -847,7 +849,7 @@ class OpenClDevice final : public Accelerator {
     };
     for (std::size_t k = 0; k < tasks.size(); ++k) {
       KernelLaunch &kernel = kernels[k];
-      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel);
+      prepare(*tasks[k], *tasks[k]->impl, data, staging, kernel, true);
       add(&kernel.kernel, sizeof kernel.kernel);
       add(&kernel.dims, sizeof kernel.dims);
       add(kernel.global, sizeof kernel.global);
@@ -1082,7 +1084,8 @@ class OpenClDevice final : public Accelerator {
   // The kernel's arguments from the task's argument block, into 'launch'.
   void set_arguments(const KernelEntry &entry, const Task &task, const nanort_task_impl &impl,
                      const std::vector<dc::DataAccess> &data,
-                     const dc::Directory::Staging &staging, KernelLaunch &launch) {
+                     const dc::Directory::Staging &staging, KernelLaunch &launch,
+                     bool sorted_data) {
     if (entry.arguments != impl.num_kernel_args)
       throw std::runtime_error("kernel '" + std::string(entry.name) + "' takes " +
                                std::to_string(entry.arguments) + " argument(s), the task passes " +
@@ -1109,7 +1112,10 @@ class OpenClDevice final : public Accelerator {
         std::memcpy(&pointer, task.args + arg.offset, sizeof pointer);
         cl_mem memory = nullptr;
         if (pointer) {
-          const dc::Placement place = device_place(which, pointer, data, staging);
+          // (A graph launch's data, searched by halves.)
+          const dc::Placement place =
+              sorted_data ? sorted_device_place(which, pointer, data, staging)
+                          : device_place(which, pointer, data, staging);
           memory = memory_->argument(place.buffer, place.offset);
         }
         launch.add_memory(i, memory);  // (a null cl_mem: a null pointer)

@@ -25,11 +25,18 @@ void KernelLaunch::add_value(cl_uint index, const void *value, std::size_t size)
   arguments.push_back({index, size, at});
 }
 
+LaunchMark::~LaunchMark() {
+  cl_event made = event.load();
+  if (made && !(owner && owner->release_later(made))) clReleaseEvent(made);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Completions
 
 bool KernelCompletion::poll() {
   if (mark_->done.load(std::memory_order_acquire) || failed()) return true;
+  // (While the launcher thread enqueues, it polls after; calls beside its enqueues slow both.)
+  if (launcher_->enqueueing()) return false;
   cl_event event = mark_->event.load(std::memory_order_acquire);
   if (!event) return false;  // not all enqueued yet
   cl_int status = CL_COMPLETE;
@@ -67,6 +74,7 @@ void KernelCompletion::wait() {
 bool KernelCompletion::on_done(std::function<void()> done) {
   if (mark_->unwatchable.load(std::memory_order_acquire)) return false;  // polled
   launcher_->wake_with(std::move(done));
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // (the wake-up set, then the looks)
   launcher_->seal();  // (the manager seals before it sleeps; this makes sure)
   const unsigned before = mark_->watch.fetch_or(1);
   if (before == 2) launcher_->watch_later(mark_);  // (the event is made; else close() does it)
@@ -85,7 +93,7 @@ cl_event KernelCompletion::event() {
 KernelLauncher::KernelLauncher(cl_command_queue queue, bool own_thread,
                                std::mutex *memory_objects)
     : queue_(queue), own_thread_(own_thread),
-      memory_objects_(own_thread ? memory_objects : nullptr) {
+      memory_objects_(own_thread ? memory_objects : nullptr), tracking_(own_thread) {
   clRetainCommandQueue(queue_);
   if (own_thread_) thread_ = std::thread([this] { run(); });
 }
@@ -94,13 +102,45 @@ void KernelLauncher::stop() {
   {
     std::lock_guard<std::mutex> guard(mutex_);
     seal_locked();
-    stopping_ = true;
+    stopping_.store(true);
   }
-  wakeup_.notify_one();
+  idle_.notify_all();
   if (thread_.joinable()) thread_.join();  // (after enqueueing every request)
-  std::lock_guard<std::mutex> guard(mutex_);
-  stopped_ = true;
-  recent_.clear();
+  std::deque<std::shared_ptr<LaunchMark>> in_flight;
+  std::vector<std::shared_ptr<LaunchMark>> to_watch;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopped_ = true;
+    recent_.clear();
+    in_flight.swap(in_flight_);
+    to_watch.swap(to_watch_);
+  }
+  std::vector<cl_event> gone;
+  {
+    std::lock_guard<std::mutex> guard(releases_mutex_);
+    tracking_.store(false, std::memory_order_release);
+    gone.swap(releases_);
+  }
+  for (cl_event event : gone) clReleaseEvent(event);
+  // (The marks kept go here, their events released at once, while the queue is alive.)
+}
+
+bool KernelLauncher::release_later(cl_event event) {
+  if (!tracking_.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> guard(releases_mutex_);
+  if (!tracking_.load(std::memory_order_relaxed)) return false;
+  releases_.push_back(event);
+  return true;
+}
+
+void KernelLauncher::release_gone() {
+  std::vector<cl_event> gone;
+  {
+    std::lock_guard<std::mutex> guard(releases_mutex_);
+    if (releases_.empty()) return;
+    gone.swap(releases_);
+  }
+  for (cl_event event : gone) clReleaseEvent(event);
 }
 
 void KernelLauncher::quiesce() {
@@ -149,7 +189,7 @@ std::shared_ptr<KernelCompletion> KernelLauncher::launch(
   request.index = index;
   request.closes = index + 1 == kKernelsPerMark || request.launch.command_buffer ||
                    request.launch.replayed || behind_others ||
-                   recent_.device_behind(now, [](LaunchMark &mark) { return finished(mark); });
+                   recent_.device_behind(now, [this](LaunchMark &mark) { return state(mark); });
   open_->kernels.store(index + 1, std::memory_order_relaxed);
   if (request.closes) {
     recent_.ended(open_, now);
@@ -173,16 +213,23 @@ void KernelLauncher::seal_locked() {
   push_locked(std::move(request));
 }
 
-bool KernelLauncher::finished(LaunchMark &mark) {
-  if (mark.done.load(std::memory_order_acquire)) return true;
+MarkState KernelLauncher::state(LaunchMark &mark) {
+  if (mark.done.load(std::memory_order_acquire)) return MarkState::done;
   cl_event event = mark.event.load(std::memory_order_acquire);
-  // (Not enqueued yet: the launcher thread is behind, not the device.)
-  if (!event) return true;
+  if (!event) return MarkState::unknown;
+  if (own_thread_) {
+    const auto enqueued = std::chrono::steady_clock::time_point(
+        std::chrono::nanoseconds(mark.closed_ns.load(std::memory_order_relaxed)));
+    if (std::chrono::steady_clock::now() - enqueued < RecentMarks<LaunchMark>::kBacklog)
+      return MarkState::unknown;
+    // (Not asked beside its enqueues: its polls after each batch set 'done'.)
+    if (enqueueing()) return MarkState::running;
+  }
   cl_int status = CL_COMPLETE;
   if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
                      nullptr) != CL_SUCCESS)
-    return true;
-  return status <= CL_COMPLETE;
+    return MarkState::unknown;
+  return status <= CL_COMPLETE ? MarkState::done : MarkState::running;
 }
 
 cl_event KernelLauncher::event(LaunchMark &mark) {
@@ -246,14 +293,14 @@ void KernelLauncher::push_locked(Request &&request) {
   requests_.push_back(std::move(request));
   pushed_.fetch_add(1, std::memory_order_relaxed);
   pending_.fetch_add(1, std::memory_order_release);
-  if (asleep_) wakeup_.notify_one();
+  idle_.notify(1);
 }
 
 void KernelLauncher::run() {
   std::deque<Request> taken;
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(mutex_);
+      std::lock_guard<std::mutex> lock(mutex_);
       // Back from enqueueing: the launches' vectors go back for reuse.
       for (Request &done : taken)
         if (done.kind == Request::Kind::kernel && spare_.size() < 64) {
@@ -261,38 +308,112 @@ void KernelLauncher::run() {
           spare_.push_back(std::move(done.launch));
         }
       taken.clear();
-      if (requests_.empty()) {
-        if (stopping_) return;
-        // Launches come every few microseconds while the manager works: wait for the next
-        // one awake for a short while, then asleep.
-        lock.unlock();
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-        while (pending_.load(std::memory_order_acquire) == 0 &&
-               std::chrono::steady_clock::now() < until)
-          std::this_thread::yield();
-        lock.lock();
-        if (requests_.empty() && open_) {
-          // Nothing came for a while: the manager is busy elsewhere (staging a large copy,
-          // say), and the kernels of the open mark, all enqueued, would wait for their end to
-          // be seen until it pauses. Sealed now.
-          std::shared_ptr<LaunchMark> mark = std::move(open_);
-          recent_.ended(mark, std::chrono::steady_clock::now());
-          lock.unlock();
-          close_with_marker(mark);
-          continue;
-        }
-        asleep_ = true;
-        wakeup_.wait(lock, [&] { return !requests_.empty() || stopping_; });
-        asleep_ = false;
-        continue;
+      if (requests_.empty() && stopping_.load()) {
+        stopped_ = true;  // (requests from now on are made by whoever makes them)
+        break;
       }
       taken.swap(requests_);
       pending_.store(0, std::memory_order_relaxed);
     }
+    release_gone();
+    if (taken.empty()) {
+      idle();
+      continue;
+    }
+    enqueueing_.store(true, std::memory_order_relaxed);
     for (Request &request : taken) {
       process(request);
       enqueued_.fetch_add(1, std::memory_order_release);
     }
+    poll_marks();
+    enqueueing_.store(false, std::memory_order_release);
+    std::erase_if(to_watch_, [](const std::shared_ptr<LaunchMark> &mark) {
+      return mark->done.load(std::memory_order_acquire);
+    });
+  }
+  release_gone();
+}
+
+void KernelLauncher::watch_when_idle(const std::shared_ptr<LaunchMark> &mark) {
+  if (tracking_.load(std::memory_order_relaxed) && !stopped_)
+    to_watch_.push_back(mark);
+  else
+    watch(mark);
+}
+
+void KernelLauncher::watch_asked() {
+  // The manager asked to sleep: the marks it waits for that are still running get a callback.
+  // (Not while this thread enqueues: a callback takes 2.5 to 15 us and slows the enqueues after
+  // it; the polls after each batch wake the manager meanwhile.)
+  if (to_watch_.empty()) return;
+  poll_marks();
+  for (const std::shared_ptr<LaunchMark> &mark : to_watch_)
+    if (!mark->done.load(std::memory_order_acquire)) watch(mark);
+  to_watch_.clear();
+}
+
+class KernelLauncher::PausedEnqueueing {
+ public:
+  explicit PausedEnqueueing(KernelLauncher &launcher)
+      : launcher_(launcher), paused_(launcher.enqueueing_.load(std::memory_order_relaxed)) {
+    if (!paused_) return;
+    launcher_.enqueueing_.store(false, std::memory_order_release);
+    launcher_.poll_marks();
+    launcher_.watch_asked();
+  }
+  ~PausedEnqueueing() {
+    if (paused_) launcher_.enqueueing_.store(true, std::memory_order_relaxed);
+  }
+
+ private:
+  KernelLauncher &launcher_;
+  const bool paused_;
+};
+
+void KernelLauncher::idle() {
+  watch_asked();
+  // Launches come every few microseconds while the manager works: the next one is waited for
+  // awake for a short while, then asleep. (Meanwhile the manager polls the marks itself.)
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  while (pending_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!requests_.empty() || stopping_.load()) return;
+    if (open_) {
+      // Nothing came for a while: the manager is busy elsewhere (staging a large copy, say),
+      // and the kernels of the open mark, all enqueued, would wait for their end to be seen
+      // until it pauses. Sealed now.
+      std::shared_ptr<LaunchMark> mark = std::move(open_);
+      recent_.ended(mark, std::chrono::steady_clock::now());
+      lock.unlock();
+      close_with_marker(mark);
+      return;
+    }
+  }
+  idle_.sleep_unless([&] { return pending_.load() != 0 || stopping_.load(); });
+}
+
+void KernelLauncher::poll_marks() {
+  bool seen = false;
+  while (!in_flight_.empty()) {
+    LaunchMark &mark = *in_flight_.front();
+    if (!mark.done.load(std::memory_order_acquire)) {
+      cl_int status = CL_COMPLETE;
+      const cl_int asked = clGetEventInfo(mark.event.load(std::memory_order_relaxed),
+                                          CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                          &status, nullptr);
+      if (asked != CL_SUCCESS) status = asked;  // (reported as the kernels' failure)
+      if (status > CL_COMPLETE) break;
+      if (status < 0) mark.status.store(status, std::memory_order_relaxed);
+      mark.done.store(true, std::memory_order_release);
+      seen = true;
+    }
+    in_flight_.pop_front();
+  }
+  if (seen) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // (done set, then the wake-up read)
+    wake();
   }
 }
 
@@ -305,7 +426,7 @@ void KernelLauncher::process(Request &request) {
       close_with_marker(request.mark);
       break;
     case Request::Kind::watch:
-      watch(request.mark);
+      watch_when_idle(request.mark);
       break;
     case Request::Kind::barrier:
       // (Refused: the kernels are not held, and the test that asked sees them run.)
@@ -322,8 +443,13 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   const char *failed_call = "clSetKernelArg";
   // (A command buffer's arguments were set before; replayed kernels lock each enqueue.)
   std::unique_lock<std::mutex> objects;
-  if (memory_objects_ && !launch.command_buffer && !launch.replayed)
-    objects = std::unique_lock<std::mutex>(*memory_objects_);
+  if (memory_objects_ && !launch.command_buffer && !launch.replayed) {
+    objects = std::unique_lock<std::mutex>(*memory_objects_, std::try_to_lock);
+    if (!objects.owns_lock()) {  // (a buffer made or freed meanwhile: page-locking takes long)
+      PausedEnqueueing paused(*this);
+      objects.lock();
+    }
+  }
   for (const KernelLaunch::Argument &argument : launch.arguments) {
     status = clSetKernelArg(launch.kernel, argument.index, argument.size,
                             argument.at == KernelLaunch::kLocal
@@ -335,9 +461,11 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   std::string failure;
   if (status == CL_SUCCESS && launch.command_buffer) {
     failed_call = "clEnqueueCommandBufferKHR";
+    PausedEnqueueing paused(*this);  // (it may wait for the buffer's last run)
     status = enqueue_command_buffer(launch, made);
   } else if (status == CL_SUCCESS && launch.replayed) {
     failed_call = "clEnqueueNDRangeKernel";
+    PausedEnqueueing paused(*this);  // (thousands of enqueues, perhaps)
     status = enqueue_replayed(launch, made, failure);
   } else if (status == CL_SUCCESS) {
     failed_call = "clEnqueueNDRangeKernel";
@@ -358,7 +486,10 @@ void KernelLauncher::enqueue_kernel(Request &request) {
   if (status != CL_SUCCESS) {
     // (Commands of a replay enqueued before the failure run on: the task's data is released
     // once it is reported failed, so they end first.)
-    if (launch.command_buffer || launch.replayed) clFinish(queue_);
+    if (launch.command_buffer || launch.replayed) {
+      PausedEnqueueing paused(*this);
+      clFinish(queue_);
+    }
     LaunchMark &mark = *request.mark;
     mark.failures[request.index] =
         !failure.empty() ? failure
@@ -449,11 +580,18 @@ void KernelLauncher::close_with_marker(const std::shared_ptr<LaunchMark> &mark) 
 
 void KernelLauncher::close(const std::shared_ptr<LaunchMark> &mark, cl_event event) {
   clFlush(queue_);
+  mark->closed_ns.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count(),
+                        std::memory_order_relaxed);
   mark->event.store(event, std::memory_order_release);
-  if (mark->watch.fetch_or(2) == 1) watch(mark);  // asked for before the event was made
+  // (With a launcher thread, every close is made there until it ends.)
+  if (tracking_.load(std::memory_order_relaxed) && !stopped_) in_flight_.push_back(mark);
+  if (mark->watch.fetch_or(2) == 1) watch_when_idle(mark);  // asked for before the event was made
 }
 
 void KernelLauncher::watch(const std::shared_ptr<LaunchMark> &mark) {
+  if (mark->watched.exchange(true)) return;  // (once)
   std::erase_if(watched_, [](const std::shared_ptr<LaunchMark> &m) {
     return m->called_back.load(std::memory_order_acquire);
   });

@@ -2,13 +2,21 @@
 // device's manager thread, or with NANORT_OPENCL_LAUNCH=thread a thread of its own), and the
 // completions of the kernels it launches.
 //
-// NVIDIA's OpenCL takes about 6 us per clEnqueueNDRangeKernel, as long as the device
+// NVIDIA's OpenCL takes about 5 us per clEnqueueNDRangeKernel, as long as the device
 // manager's own work for a task (staging its data, handing on its successors, retiring it).
 // Done on one thread, the two add up; with a thread of its own the manager prepares a launch
 // (finds the kernel, checks and places its arguments: whatever can fail for the program's
 // reasons fails there, naming the task) and hands it over, and this thread sets the arguments
 // and enqueues while the manager goes on with the next task. Without one (the default), the
 // same requests are made at once on the calling thread.
+//
+// NVIDIA's OpenCL serializes its calls: with a launcher thread, the manager's polls and event
+// releases beside the thread's enqueues took 4 to 18 us each and slowed the enqueues from 5.4
+// to 7.2 us (docs/results.md). So while the thread enqueues, the manager does not ask: the
+// thread polls the marks in flight after each batch of enqueues, releases the events of marks
+// that went, and registers the callbacks the manager asked for before it sleeps only once it
+// is idle, or about to block (a lock, a long replay). Otherwise the manager polls as without
+// it.
 //
 // Kernels launched since the last event share one mark, with or without a launcher thread.
 // An event and a clFlush per kernel cost more than the launch itself (NVIDIA's OpenCL: a
@@ -21,16 +29,15 @@
 // one at the next launch), or when someone must wait for one of them (a copy on another
 // queue).
 // A kernel ends its mark at once where sharing would make its end seen late
-// (recent_marks.hpp): it waits for copies or other devices, or the device is behind. A mark's
-// completion is polled (clGetEventInfo, about 0.2 us); a callback on its event wakes the
-// manager only once it asks to sleep.
+// (recent_marks.hpp): it waits for copies or other devices, or the device is behind (a mark
+// enqueued 20 us ago or more is still running). A mark's completion is polled (clGetEventInfo,
+// about 0.2 us); a callback on its event wakes the manager only once it asks to sleep.
 #pragma once
 
 #include <nanort/dc/memory_space.hpp>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -42,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "../idle_waiters.hpp"
 #include "opencl_api.hpp"
 #include "opencl_command_buffer.hpp"
 #include "recent_marks.hpp"
@@ -68,6 +76,9 @@ struct LaunchMark {
   // then: on NVIDIA's OpenCL, registered callbacks slow every later enqueue of the process.
   std::atomic<unsigned> watch{0};
   std::atomic<bool> unwatchable{false};  // the driver refused the callback: polled
+  std::atomic<bool> watched{false};      // a callback registered (or refused)
+  // When its end was enqueued (steady clock, ns; set before 'event').
+  std::atomic<std::int64_t> closed_ns{0};
   // Its callback is over (or will not come): the mark may go. (Not 'done': a poll may see the
   // event complete before the driver calls back.)
   std::atomic<bool> called_back{false};
@@ -75,9 +86,7 @@ struct LaunchMark {
   // Kernels whose enqueue failed (bit i: the i-th of the mark), and why.
   std::atomic<std::uint32_t> failed{0};
   std::string failures[kKernelsPerMark];
-  ~LaunchMark() {
-    if (cl_event made = event.load()) clReleaseEvent(made);
-  }
+  ~LaunchMark();  // (its event released by the launcher thread where there is one)
 };
 
 // A taskiter's recorded kernel replayed by enqueuing it again: a kernel object of its own,
@@ -199,6 +208,11 @@ class KernelLauncher {
   // them is running (it may still call back while their events complete).
   void quiesce();
   bool threaded() const { return own_thread_; }
+  // The launcher thread is enqueueing: the marks' events are not asked meanwhile (it polls
+  // them after).
+  bool enqueueing() const { return enqueueing_.load(std::memory_order_acquire); }
+  // Hands 'event' to the launcher thread to release (false: none, release it yourself).
+  bool release_later(cl_event event);
   // 'wake' is called whenever a mark is done from now on (the manager's wake-up; the first
   // one given stays: every caller is the same manager).
   void wake_with(std::function<void()> wake);
@@ -218,6 +232,16 @@ class KernelLauncher {
   };
 
   void run();
+  // Launcher thread, nothing to enqueue: waits for the next request awake for a while, then
+  // seals the open mark, or sleeps.
+  void idle();
+  // Launcher thread: the marks in flight that are done, oldest first, marked so (the manager
+  // woken if any).
+  void poll_marks();
+  // watch(mark) now, or with a launcher thread once it is idle.
+  void watch_when_idle(const std::shared_ptr<LaunchMark> &mark);
+  // Launcher thread: releases the events of marks gone meanwhile.
+  void release_gone();
   void enqueue_kernel(Request &request);
   // The launch's command buffer, enqueued its number of times; 'last' gets the last one's event.
   cl_int enqueue_command_buffer(KernelLaunch &launch, cl_event &last);
@@ -229,9 +253,9 @@ class KernelLauncher {
   void close_with_marker(const std::shared_ptr<LaunchMark> &mark);
   // Registers the mark's callback (its event is made; launcher thread).
   void watch(const std::shared_ptr<LaunchMark> &mark);
-  // Has the launcher thread register it: every call on the queue's events but polls is made
-  // there, none beside its enqueues. (Without a launcher thread, the calls are made under the
-  // launcher's lock by whoever makes them: the manager, or a thread that seals a mark.)
+  // Has the launcher thread register it (once idle: watch_when_idle). (Without a launcher
+  // thread, the calls are made under the launcher's lock by whoever makes them: the manager,
+  // or a thread that seals a mark.)
   void watch_later(std::shared_ptr<LaunchMark> mark);
   friend class KernelCompletion;
   void push_locked(Request &&request);
@@ -240,21 +264,37 @@ class KernelLauncher {
   void process(Request &request);
   // Hands over the end of the open mark, if there is one (under mutex_).
   void seal_locked();
-  // The mark's kernels are done, or not enqueued yet (RecentMarks: the device is not behind).
-  static bool finished(LaunchMark &mark);
+  // Whether the mark's kernels ran (RecentMarks); unknown while its end is not enqueued or was
+  // enqueued less than RecentMarks' backlog ago (the launcher thread is behind, not the device).
+  MarkState state(LaunchMark &mark);
+  // Launcher thread: the watches asked for, for the marks still running (see watch_when_idle).
+  void watch_asked();
+  // Launcher thread, before a call that may block (a lock, a long replay, clFinish): the
+  // manager may poll meanwhile, and the marks asked for are watched.
+  class PausedEnqueueing;
 
   cl_command_queue queue_;
   const bool own_thread_;
   std::mutex *memory_objects_;
   std::mutex mutex_;  // the requests, the open mark, the spare launches
-  std::condition_variable wakeup_;
+  IdleWaiters idle_;  // the launcher thread's sleep
   std::deque<Request> requests_;
   std::vector<KernelLaunch> spare_;  // (their vectors keep their memory)
   std::shared_ptr<LaunchMark> open_;
   RecentMarks<LaunchMark> recent_;  // marks ended lately (under mutex_)
   std::chrono::steady_clock::time_point last_launch_;  // (under mutex_)
-  bool asleep_ = false, stopping_ = false;
-  bool stopped_ = false;  // stop(): no thread any more (under mutex_)
+  // No thread any more: requests are made at once (set under mutex_ where the thread ends;
+  // read under it, or by the thread itself).
+  bool stopped_ = false;
+  std::atomic<bool> stopping_{false};  // (set under mutex_)
+  std::atomic<bool> enqueueing_{false};
+  // own_thread_, until stop(): in_flight_, to_watch_ and releases_ kept
+  std::atomic<bool> tracking_;
+  // Launcher thread only: the marks ended and not seen done yet, oldest first.
+  std::deque<std::shared_ptr<LaunchMark>> in_flight_;
+  std::vector<std::shared_ptr<LaunchMark>> to_watch_;  // (launcher thread only)
+  std::mutex releases_mutex_;
+  std::vector<cl_event> releases_;  // events of marks gone, for the launcher thread
   std::atomic<std::size_t> pending_{0};  // requests not yet taken
   std::atomic<std::uint64_t> pushed_{0}, enqueued_{0};  // requests handed over, and done
   // Launcher thread (or manager) only: marks with a callback to come, kept until it came (the

@@ -20,6 +20,10 @@
 
 namespace nanort::rt {
 
+// What a mark's owner can say of it: its kernels ran, run still, or it cannot tell now (its
+// end is not enqueued yet, or was just enqueued: the launcher is behind, not the device).
+enum class MarkState { running, done, unknown };
+
 template <class Mark>
 class RecentMarks {
  public:
@@ -31,15 +35,18 @@ class RecentMarks {
     entries_.push_back({std::move(mark), at, false});
     let_go(at);
   }
-  // Whether the newest mark ended kBacklog ago or more is still running; 'done(mark)' asks
-  // (once true, not again). Marks ended later than that are kept until they are that old.
-  template <class Done>
-  bool device_behind(Clock::time_point now, Done &&done) {
+  // Whether the newest mark ended kBacklog ago or more is still running; 'state(mark)' asks
+  // (once done, not again; unknown: not behind, asked again next time). Marks ended later than
+  // that are kept until they are that old.
+  template <class State>
+  bool device_behind(Clock::time_point now, State &&state) {
     let_go(now);
     if (entries_.empty() || now - entries_.front().at < kBacklog) return false;
     Entry &oldest = entries_.front();
-    if (!oldest.done) oldest.done = done(*oldest.mark);
-    return !oldest.done;
+    if (oldest.done) return false;
+    const MarkState seen = state(*oldest.mark);
+    oldest.done = seen == MarkState::done;
+    return seen == MarkState::running;
   }
   void clear() { entries_.clear(); }
   std::size_t size() const { return entries_.size(); }
