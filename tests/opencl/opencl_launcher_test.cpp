@@ -4,7 +4,8 @@
 // the open mark and has its own; while the device is still running a mark ended 20 us ago
 // (held here behind a user event), each kernel has its own; without a launcher thread the open
 // mark ends before a kernel that comes more than 50 us after the one before; a manager that
-// asks to be woken when its kernels end is woken. Every case checks the kernels' results too.
+// asks to be woken when its kernels end is woken; a launcher thread waiting for a lock lets
+// the manager poll. Every case checks the kernels' results too.
 // Skipped when no OpenCL device is found.
 #include <opencl/opencl_launcher.hpp>
 
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -203,6 +205,32 @@ TEST_P(LauncherTest, AManagerAskingToSleepIsWokenWhenItsKernelsEnd) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_GT(woken->load(), 0) << "no wake-up in 20 s after the kernels could run";
   EXPECT_EQ(count(kernels), 10);
+}
+
+TEST_P(LauncherTest, WhileTheLauncherThreadWaitsForALockTheManagerPollsItself) {
+  // A launcher thread that waits for the memory objects' lock (another thread makes a buffer:
+  // page-locking takes long) stops enqueueing meanwhile: the manager polls its marks itself
+  // again instead of waiting for the thread's next batch to learn they ended.
+  if (!GetParam()) GTEST_SKIP() << "without a launcher thread the manager always polls";
+  std::mutex memory_objects;
+  launcher_ = std::make_shared<KernelLauncher>(queue_, true, &memory_objects);
+  cl_int status = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(context_, &status);
+  ASSERT_EQ(status, CL_SUCCESS);
+  launcher_->hold_behind(gate);
+  auto first = inc();
+  cl_event first_end = first->event();  // (its mark enqueued, held behind the gate)
+  ASSERT_NE(first_end, nullptr);
+  std::unique_lock<std::mutex> held(memory_objects);
+  auto second = inc();  // the launcher thread takes it and waits for the lock
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  clReleaseEvent(gate);
+  ASSERT_EQ(clWaitForEvents(1, &first_end), CL_SUCCESS);
+  EXPECT_TRUE(first->poll()) << "the first kernel ended, and the manager could not tell";
+  EXPECT_FALSE(second->poll());  // (not even enqueued)
+  held.unlock();
+  EXPECT_EQ(count({first, second}), 2);
 }
 
 using ManagerLauncherTest = LauncherTest;
