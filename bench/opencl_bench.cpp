@@ -889,6 +889,21 @@ void run_overhead(const Options &o, const Raw &raw) {
   line("nanort chain replayed (taskiter) / raw queue", replayed_chain, &raw_chain);
   line("nanort independent replayed / raw queue", replayed_independent, &raw_independent);
   std::printf("   (ratio: nanort / raw; above 1, nanort is slower)\n");
+  // The raw queue's own time drifts from one repetition to the next (and between processes):
+  // each repetition's nanort run against the raw run of the same repetition, moments apart.
+  auto paired = [](const char *what, const Times &ours, const Times &raw) {
+    Times difference;
+    for (std::size_t i = 0; i < ours.values.size() && i < raw.values.size(); ++i)
+      difference.add(ours.values[i] - raw.values[i]);
+    if (difference.values.empty()) return;
+    const auto [low, high] =
+        std::minmax_element(difference.values.begin(), difference.values.end());
+    std::printf("   %-44s %+10.2f us (from %+.2f to %+.2f)\n", what, difference.median() * 1e6,
+                *low * 1e6, *high * 1e6);
+  };
+  std::printf("   over the raw queue of the same repetition, median:\n");
+  paired("nanort chain - raw queue, one buffer", nanort_chain, raw_chain);
+  paired("nanort independent - raw queue, own buffers", nanort_independent, raw_independent);
   std::printf("   single calls, us each: clSetKernelArg %.2f, clGetEventInfo (complete) %.2f, "
               "clFlush (idle queue) %.2f, clEnqueueMarkerWithWaitList %.2f\n",
               set_arg_us, event_info_us, flush_us, marker_us);
