@@ -591,7 +591,6 @@ void KernelLauncher::close(const std::shared_ptr<LaunchMark> &mark, cl_event eve
 }
 
 void KernelLauncher::watch(const std::shared_ptr<LaunchMark> &mark) {
-  if (mark->watched.exchange(true)) return;  // (once)
   std::erase_if(watched_, [](const std::shared_ptr<LaunchMark> &m) {
     return m->called_back.load(std::memory_order_acquire);
   });

@@ -76,7 +76,6 @@ struct LaunchMark {
   // then: on NVIDIA's OpenCL, registered callbacks slow every later enqueue of the process.
   std::atomic<unsigned> watch{0};
   std::atomic<bool> unwatchable{false};  // the driver refused the callback: polled
-  std::atomic<bool> watched{false};      // a callback registered (or refused)
   // When its end was enqueued (steady clock, ns; set before 'event').
   std::atomic<std::int64_t> closed_ns{0};
   // Its callback is over (or will not come): the mark may go. (Not 'done': a poll may see the
@@ -251,7 +250,8 @@ class KernelLauncher {
   // The mark ends with 'event' (its last kernel's, or a marker after it).
   void close(const std::shared_ptr<LaunchMark> &mark, cl_event event);
   void close_with_marker(const std::shared_ptr<LaunchMark> &mark);
-  // Registers the mark's callback (its event is made; launcher thread).
+  // Registers the mark's callback (its event is made; launcher thread), once: the watch
+  // bits make one of close() and watch_later() ask.
   void watch(const std::shared_ptr<LaunchMark> &mark);
   // Has the launcher thread register it (once idle: watch_when_idle). (Without a launcher
   // thread, the calls are made under the launcher's lock by whoever makes them: the manager,
