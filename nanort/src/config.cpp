@@ -85,6 +85,10 @@ const std::vector<EnvVar> &environment_table() {
        "kernel streams per CUDA GPU: 2 (kernels of independent tasks take them in turn, so "
        "that one's start overlaps the tail of the one before) or 1 (every kernel in launch "
        "order)"},
+      {"NANORT_CUDA_COPY_ALIGN", "page",
+       "copies of 1 MiB and more between a CUDA GPU and host memory that starts inside a page "
+       "(a malloc'd array starts 16 bytes past one): page (the bytes up to the next page go "
+       "first, on their own, so that the rest moves from a page's start) or off (one copy)"},
       {"NANORT_TASKITER_GRAPH", "enqueue",
        "a taskiter whose recorded tasks all ran on one device replays as one launch per "
        "iteration: on a CUDA GPU a CUDA Graph (its kernels captured once), on an OpenCL device "
@@ -374,6 +378,9 @@ Config read_config(std::vector<std::string> &warnings) {
   if (const char *v = std::getenv("NANORT_CUDA_KERNEL_STREAMS");
       v && std::strcmp(v, "1") != 0 && std::strcmp(v, "2") != 0)
     throw ConfigError(std::string("NANORT_CUDA_KERNEL_STREAMS='") + v + "' is not 1 or 2");
+  if (const char *v = std::getenv("NANORT_CUDA_COPY_ALIGN");
+      v && std::strcmp(v, "page") != 0 && std::strcmp(v, "off") != 0)
+    throw ConfigError(std::string("NANORT_CUDA_COPY_ALIGN='") + v + "' is not one of page, off");
   if (const char *v = std::getenv("NANORT_OPENCL_CONTEXTS"); v && *v) {
     if (std::strcmp(v, "platform") != 0 && std::strcmp(v, "device") != 0)
       throw ConfigError(std::string("NANORT_OPENCL_CONTEXTS='") + v +

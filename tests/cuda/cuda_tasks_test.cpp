@@ -678,6 +678,37 @@ TEST_F(Cuda, PageLockedHostMemoryIsCopiedDirectly) {
       << nanort_last_error();
 }
 
+// Copies of 1 MiB and more from and into page-locked memory that starts inside a page go in
+// two pieces (NANORT_CUDA_COPY_ALIGN=page, the default): the bytes up to the next page, then
+// the rest. The blocks of x start at six offsets into their pages, y at a page's start: every
+// element comes back where it was, plus what the kernels added.
+TEST_F(Cuda, LargeCopiesOfMemoryStartingInsideAPageArriveWhole) {
+  constexpr int blocks = 6, block = (1 << 19) + 263;  // 2 MiB + 1052 bytes each
+  constexpr int n = blocks * block;
+  // x from a page's start plus 16 bytes (as malloc gives), so that the blocks' offsets into
+  // their pages move by 1052 bytes each; y from a page's start (one copy each way).
+  std::vector<int> x_storage(n + 1024 + 64), y_storage(block + 1024);
+  const auto page = [](std::vector<int> &v) {
+    return (reinterpret_cast<std::uintptr_t>(v.data()) + 4095) / 4096 * 4096;
+  };
+  int *x = reinterpret_cast<int *>(page(x_storage) + 16);
+  int *y = reinterpret_cast<int *>(page(y_storage));
+  ASSERT_OK(nanort_host_register(x, n * sizeof(int)));
+  ASSERT_OK(nanort_host_register(y, block * sizeof(int)));
+  for (int i = 0; i < n; ++i) x[i] = i;
+  for (int i = 0; i < block; ++i) y[i] = -i;
+  for (int round = 1; round <= 3; ++round) {
+    for (int b = 0; b < blocks; ++b) ASSERT_OK(add(x + b * block, round, block));
+    ASSERT_OK(add(y, 100 * round, block));
+    ASSERT_OK(nanort_taskwait());
+  }
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(x[i], i + 6) << "element " << i << " (block " << i / block << ")";
+  for (int i = 0; i < block; ++i) ASSERT_EQ(y[i], 600 - i) << "element " << i << " of y";
+  ASSERT_OK(nanort_host_unregister(x));
+  ASSERT_OK(nanort_host_unregister(y));
+}
+
 }  // namespace
 
 // Taskiter on a GPU (issue 22): one iteration of independent kernels on slices, a chain over

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -78,6 +79,12 @@ class HostGateHold final : public KernelHold {
 int kernel_streams_from_environment() {
   const char *text = std::getenv("NANORT_CUDA_KERNEL_STREAMS");
   return text && std::string(text) == "1" ? 1 : 2;
+}
+
+// NANORT_CUDA_COPY_ALIGN: page (default) or off (validated with the rest of the environment).
+bool copy_align_from_environment() {
+  const char *text = std::getenv("NANORT_CUDA_COPY_ALIGN");
+  return !(text && std::string(text) == "off");
 }
 
 // Makes a copy's stream wait for 'after': events of the driver are waited for on the device,
@@ -184,8 +191,24 @@ class CudaMemory final : public dc::MemorySpace {
   }
   template <class Copy>
   void for_each_piece(const void *host, std::size_t bytes, Copy &&copy) {
-    HostLockCache::for_each_piece(host_locks_.load(std::memory_order_acquire), host, bytes,
-                                  std::forward<Copy>(copy));
+    HostLockCache::for_each_piece(
+        host_locks_.load(std::memory_order_acquire), host, bytes,
+        [&](std::size_t at, std::size_t n) {
+          const std::size_t head = page_aligned_head(static_cast<const char *>(host) + at, n);
+          if (head) copy(at, head);
+          copy(at + head, n - head);
+        });
+  }
+  // Where a copy of 1 MiB or more has host bytes that start inside a page (malloc puts an
+  // array 16 bytes past one), the bytes up to the next page go first, on their own, so that
+  // the rest starts at a page. We take it that the copy engine cuts a copy into requests from
+  // its start, so that each request of one that starts off a cache line touches a line more
+  // of host memory (and writes part of one): where two GPUs copy both ways at once, host
+  // memory is the limit (docs/results.md, "SAXPY on two GPUs and where host memory starts").
+  std::size_t page_aligned_head(const void *host, std::size_t bytes) const {
+    constexpr std::size_t kPage = 4096, kFrom = std::size_t(1) << 20;
+    if (!align_copies_ || bytes < kFrom) return 0;
+    return (kPage - reinterpret_cast<std::uintptr_t>(host) % kPage) % kPage;
   }
   dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
                          dc::DeviceBuffer target, std::size_t target_offset, std::size_t bytes,
@@ -290,6 +313,7 @@ class CudaMemory final : public dc::MemorySpace {
   std::vector<CUcontext> peers_;  // contexts whose memory this one reads directly
   std::shared_ptr<EventPool> events_;
   std::atomic<HostLockCache *> host_locks_{nullptr};
+  const bool align_copies_ = copy_align_from_environment();  // NANORT_CUDA_COPY_ALIGN
 };
 
 // ---------------------------------------------------------------------------------------------
