@@ -815,6 +815,60 @@ TEST_F(HostLockCacheTest, ACopyIsCutAtTheProgramsOwnRegistrations) {
   munmap(memory, kLargeMapping * kPage);
 }
 
+// With align_from (CudaMemory: NANORT_CUDA_COPY_ALIGN), a piece at least that large whose
+// host bytes start inside a page goes as two: the bytes up to the next page, then the rest.
+TEST(HostLockCacheCopies, ALargePieceStartingInsideAPageGoesAsTwoWhenAsked) {
+  constexpr std::size_t page = HostLockCache::kCopyAlignment, mib = std::size_t(1) << 20;
+  const std::uintptr_t at_page = std::uintptr_t(1) << 30;  // (no byte is touched)
+  using Pieces = std::vector<std::pair<std::size_t, std::size_t>>;
+  const auto pieces = [&](std::uintptr_t host, std::size_t bytes, std::size_t align_from) {
+    Pieces made;
+    HostLockCache::for_each_piece(
+        nullptr, reinterpret_cast<const void *>(host), bytes,
+        [&](std::size_t at, std::size_t n) { made.emplace_back(at, n); }, align_from);
+    return made;
+  };
+  EXPECT_EQ(pieces(at_page + 16, 2 * mib, mib),
+            (Pieces{{0, page - 16}, {page - 16, 2 * mib - page + 16}}));
+  EXPECT_EQ(pieces(at_page + page - 8, mib, mib), (Pieces{{0, 8}, {8, mib - 8}}));
+  EXPECT_EQ(pieces(at_page + 16, mib - 1, mib), (Pieces{{0, mib - 1}}));  // smaller
+  EXPECT_EQ(pieces(at_page + 16, 2 * mib, 0), (Pieces{{0, 2 * mib}}));    // not asked
+  EXPECT_EQ(pieces(at_page, 2 * mib, mib), (Pieces{{0, 2 * mib}}));       // at a page already
+}
+
+// Pieces cut at the program's own registrations, which may start anywhere in a page: each is
+// cut again at its own next page, and every piece stays in one registration or in none.
+TEST_F(HostLockCacheTest, PiecesCutAtTheProgramsRegistrationsAreAlignedEachOnItsOwn) {
+  if (kPage != HostLockCache::kCopyAlignment)
+    GTEST_SKIP() << "SKIP: pages of " << kPage << " bytes";
+  make();
+  char *memory = map_pages(kLargeMapping);
+  char *mine = memory + 8 * kPage + 40;
+  const std::size_t bytes = 16 * kPage;
+  const auto mine_at = reinterpret_cast<std::uintptr_t>(mine);
+  cache->reserve(mine_at, mine_at + bytes);
+  ASSERT_TRUE(locker.program_lock(mine, bytes));
+  std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  HostLockCache::for_each_piece(
+      cache.get(), memory, 32 * kPage,
+      [&](std::size_t at, std::size_t n) {
+        EXPECT_TRUE(locker.copy_accepted(reinterpret_cast<std::uintptr_t>(memory) + at, n))
+            << "piece at " << at << " of " << n;
+        pieces.emplace_back(at, n);
+      },
+      4 * kPage);
+  const std::size_t p = kPage;
+  EXPECT_EQ(pieces, (std::vector<std::pair<std::size_t, std::size_t>>{
+                        {0, 8 * p + 40},           // from a page: as it is
+                        {8 * p + 40, p - 40},      // the program's: up to its next page
+                        {9 * p, 15 * p + 40},      // and the rest
+                        {24 * p + 40, p - 40},     // after it, the same
+                        {25 * p, 7 * p}}));
+  locker.program_unlock(mine);
+  cache->release(mine_at, mine_at + bytes);
+  munmap(memory, kLargeMapping * kPage);
+}
+
 // Once the helper waits for a copy over the pages it locks next, new copies over them wait
 // for the locking: a stream of copies cannot hold it back, and they are cut where it ends.
 TEST_F(HostLockCacheTest, NewCopiesWaitBehindALockingThatWaitsForACopy) {

@@ -189,26 +189,17 @@ class CudaMemory final : public dc::MemorySpace {
     }
     return finished(to_host_, "copy from " + name_);
   }
+  // A piece of 1 MiB or more whose host bytes start inside a page (malloc puts an array 16
+  // bytes past one) goes as two, the bytes up to the next page first, so that the rest starts
+  // at a page. We take it that the copy engine cuts a copy into requests from its start, so
+  // that each request of one that starts off a cache line touches a line more of host memory
+  // (and writes part of one), and where two GPUs copy both ways at once host memory is the
+  // limit (docs/results.md, "SAXPY on two GPUs and where host memory starts").
   template <class Copy>
   void for_each_piece(const void *host, std::size_t bytes, Copy &&copy) {
-    HostLockCache::for_each_piece(
-        host_locks_.load(std::memory_order_acquire), host, bytes,
-        [&](std::size_t at, std::size_t n) {
-          const std::size_t head = page_aligned_head(static_cast<const char *>(host) + at, n);
-          if (head) copy(at, head);
-          copy(at + head, n - head);
-        });
-  }
-  // Where a copy of 1 MiB or more has host bytes that start inside a page (malloc puts an
-  // array 16 bytes past one), the bytes up to the next page go first, on their own, so that
-  // the rest starts at a page. We take it that the copy engine cuts a copy into requests from
-  // its start, so that each request of one that starts off a cache line touches a line more
-  // of host memory (and writes part of one): where two GPUs copy both ways at once, host
-  // memory is the limit (docs/results.md, "SAXPY on two GPUs and where host memory starts").
-  std::size_t page_aligned_head(const void *host, std::size_t bytes) const {
-    constexpr std::size_t kPage = 4096, kFrom = std::size_t(1) << 20;
-    if (!align_copies_ || bytes < kFrom) return 0;
-    return (kPage - reinterpret_cast<std::uintptr_t>(host) % kPage) % kPage;
+    HostLockCache::for_each_piece(host_locks_.load(std::memory_order_acquire), host, bytes,
+                                  std::forward<Copy>(copy),
+                                  align_copies_ ? std::size_t(1) << 20 : 0);
   }
   dc::CompletionPtr copy(dc::DeviceBuffer source, std::size_t source_offset,
                          dc::DeviceBuffer target, std::size_t target_offset, std::size_t bytes,

@@ -101,10 +101,21 @@ class HostLockCache {
   // it is ordinary memory, the helper locks none of its bytes until the pieces are enqueued
   // (and they wait for a locking of their bytes in progress): a page locked between the cuts
   // and the copy would leave a piece that starts in a registration and ends outside it.
+  // With 'align_from' (0: never), a piece of at least that many bytes whose host bytes start
+  // inside a page of kCopyAlignment bytes is made as two, the bytes up to the next such page
+  // and the rest (CudaMemory: NANORT_CUDA_COPY_ALIGN).
+  static constexpr std::size_t kCopyAlignment = 4096;
   template <class Copy>
   static void for_each_piece(HostLockCache *locks, const void *host, std::size_t bytes,
-                             Copy &&copy) {
-    if (!locks) return copy(std::size_t(0), bytes);
+                             Copy &&copy, std::size_t align_from = 0) {
+    const auto start = reinterpret_cast<std::uintptr_t>(host);
+    const auto piece = [&](std::size_t at, std::size_t n) {
+      std::size_t head = (kCopyAlignment - (start + at) % kCopyAlignment) % kCopyAlignment;
+      if (!align_from || n < align_from || head >= n) head = 0;
+      if (head) copy(at, head);
+      copy(at + head, n - head);
+    };
+    if (!locks) return piece(std::size_t(0), bytes);
     thread_local std::vector<std::uintptr_t> edges;
     struct Copying {  // (ends the copy also when 'copy' throws)
       HostLockCache *locks;
@@ -114,13 +125,12 @@ class HostLockCache {
         if (locks) locks->end_copy(host, bytes);
       }
     } copying{locks->begin_copy(host, bytes, edges) ? locks : nullptr, host, bytes};
-    const auto start = reinterpret_cast<std::uintptr_t>(host);
     std::size_t at = 0;
     for (std::uintptr_t edge : edges) {
-      copy(at, edge - start - at);
+      piece(at, edge - start - at);
       at = edge - start;
     }
-    copy(at, bytes - at);
+    piece(at, bytes - at);
   }
   // The directory copies these bytes through staging (they are not locked): counted, and
   // locked by the helper thread once they moved often enough (each staged copy counts once).
