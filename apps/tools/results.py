@@ -7,13 +7,17 @@ For each file (one machine's run): the machine, date and command; Table II (medi
 each version on one GPU, and annotated / native for CUDA and for OpenCL; the mixed NBody is
 compared with the native CUDA version); the speedup of each version on each GPU count over its
 own time on one GPU; annotated / native on each GPU count; the first timed repetition after
-the warm-up (and the warm-up) where the run printed them. --write puts it all into the file
+the warm-up (and the warm-up) where the run printed them. A run of several rounds
+(run_apps.sh --rounds) gives each version the median of its rounds' medians, the first
+repetition of its slowest round, and a table of annotated / native round by round with the
+median of those ratios. --write puts it all into the file
 between the measured markers; --plot draws the speedups against the GPU count, a panel per
 application and run (python3-matplotlib: scripts/install-deps.sh python3-matplotlib).
 """
 import argparse
 import pathlib
 import re
+import statistics
 import sys
 
 APPS = ["saxpy", "matmul", "nbody", "julia", "krist"]
@@ -26,7 +30,7 @@ BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 
 def parse(path):
     run = {"path": path, "header": [], "failed": [], "times": {}, "sizes": {}, "first": {},
-           "warmup": {}}
+           "warmup": {}, "rounds": {}}
     for line in pathlib.Path(path).read_text().splitlines():
         if line.startswith("# FAILED"):
             run["failed"].append(line[2:])
@@ -38,13 +42,21 @@ def parse(path):
                 run["failed"].append("wrong results: " + line)
                 continue
             key = (fields["app"], fields["version"], int(fields["gpus"]))
-            run["times"][key] = float(fields["median_ms"])
+            by_round = run["rounds"].setdefault(key, {})
+            by_round[int(fields.get("round", 1))] = float(fields["median_ms"])
             run["sizes"][fields["app"]] = fields["size"]
-            if "first_ms" in fields:  # (printed since 2026-11-26)
+            # The first repetition of the slowest round (printed since 2026-11-26).
+            if "first_ms" in fields and float(fields["first_ms"]) >= run["first"].get(key, 0):
                 run["first"][key] = float(fields["first_ms"])
-            if "warmup_ms" in fields:
-                run["warmup"][key] = float(fields["warmup_ms"])
+                if "warmup_ms" in fields:
+                    run["warmup"][key] = float(fields["warmup_ms"])
+    for key, by_round in run["rounds"].items():
+        run["times"][key] = statistics.median(by_round.values())
     return run
+
+
+def round_count(run):
+    return max((len(r) for r in run["rounds"].values()), default=1)
 
 
 def counts_of(run):
@@ -56,7 +68,9 @@ def report(run):
     text = [f"### {pathlib.Path(run['path']).stem}", ""]
     text += [f"- {h}" for h in run["header"]]
     text += ["", "Table II: median time per repetition on one GPU (ms), annotated / native "
-             "(at most 1.02 is the target).", "",
+             "(at most 1.02 is the target)" +
+             (f"; the median of {round_count(run)} rounds' medians." if round_count(run) > 1
+              else "."), "",
              "| application | size | " + " | ".join(VERSIONS) + " | annotated / native |",
              "| --- | --- |" + " ---: |" * len(VERSIONS) + " --- |"]
     for app in APPS:
@@ -96,11 +110,29 @@ def report(run):
                          for g in counts]
                 if any(cells):
                     text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
+    if round_count(run) > 1:
+        text += ["", f"Annotated / native round by round ({round_count(run)} rounds, each running "
+                 "every version once in turn): the median of the rounds' ratios, then each "
+                 "round's (at most 1.02 is the target).", "",
+                 "| application | version | GPUs | median | by round |",
+                 "| --- | --- | ---: | ---: | --- |"]
+        rounds = run["rounds"]
+        for app in APPS:
+            for v, native in NATIVE_OF.items():
+                for g in counts:
+                    mine, theirs = rounds.get((app, v, g), {}), rounds.get((app, native, g), {})
+                    both = sorted(set(mine) & set(theirs))
+                    if not both:
+                        continue
+                    ratios = [mine[r] / theirs[r] for r in both]
+                    text.append(f"| {app} | {v} | {g} | {statistics.median(ratios):.3f} | " +
+                                ", ".join(f"{x:.3f}" for x in ratios) + " |")
     if run["first"]:
         first, warmup = run["first"], run["warmup"]
         text += ["", "The first timed repetition after the warm-up (ms; the warm-up's own time in "
                  "parentheses where printed), and its ratio to the native version's median "
-                 "(at most 1.25 is the target for CUDA).", "",
+                 "(at most 1.25 is the target for CUDA)" +
+                 ("; of each version's slowest round." if round_count(run) > 1 else "."), "",
                  "| application | version | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''}" for g in counts) + " |",
                  "| --- | --- |" + " ---: |" * len(counts)]
         for app in APPS:
