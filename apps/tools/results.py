@@ -30,10 +30,12 @@ BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 
 def parse(path):
     run = {"path": path, "header": [], "failed": [], "times": {}, "sizes": {}, "first": {},
-           "warmup": {}, "rounds": {}}
+           "warmup": {}, "rounds": {}, "skipped": []}
     for line in pathlib.Path(path).read_text().splitlines():
         if line.startswith("# FAILED"):
             run["failed"].append(line[2:])
+        elif line.startswith("# SKIP"):
+            run["skipped"].append(line[2:])
         elif line.startswith("# "):
             run["header"].append(line[2:])
         elif line.startswith("gpus="):
@@ -154,6 +156,8 @@ def report(run):
                     text.append(f"| {app} | {v} | " + " | ".join(cells) + " |")
     if run["failed"]:
         text += ["", "Runs that failed:", ""] + [f"- {f}" for f in run["failed"]]
+    if run["skipped"]:
+        text += ["", "Runs skipped (no device of their kind):", ""] + [f"- {f}" for f in run["skipped"]]
     return "\n".join(text) + "\n"
 
 

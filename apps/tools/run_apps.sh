@@ -96,7 +96,9 @@ for round in $(seq 1 "$rounds"); do
         env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1
         status=$?
         line=$(grep '^RESULT ' "$log" | tail -1)
-        if [ $status -ne 0 ] || [ -z "$line" ]; then
+        if [ $status -eq 77 ]; then  # (the program found no device of its kind, and says so)
+          echo "# SKIP: $app $version on $count GPU(s), round $round: $(grep -m 1 SKIP "$log" | sed "s/^SKIP: //")" >>"$results"
+        elif [ $status -ne 0 ] || [ -z "$line" ]; then
           echo "# FAILED (exit $status): $app $version on $count GPU(s), round $round, see logs/$(basename "$log")" >>"$results"
           failures=$((failures + 1))
         else
