@@ -20,6 +20,7 @@
 # more than the targets' margins); results.py then gives the median of the rounds and each
 # round's annotated / native. results.py turns results.txt into the tables and the plot.
 set -uo pipefail
+. "$(dirname "$0")/record_run.sh"
 if [ $# -lt 3 ]; then
   sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
@@ -94,17 +95,8 @@ for round in $(seq 1 "$rounds"); do
         log=$out/logs/$app.$version.$count.log
         [ "$rounds" -gt 1 ] && log=$out/logs/$app.$version.$count.r$round.log
         env "${env[@]}" timeout 120 "$exe" $app_size --reps="$reps" >"$log" 2>&1
-        status=$?
-        line=$(grep '^RESULT ' "$log" | tail -1)
-        if [ $status -eq 77 ]; then  # (the program found no device of its kind, and says so)
-          echo "# SKIP: $app $version on $count GPU(s), round $round: $(grep -m 1 SKIP "$log" | sed "s/^SKIP: //")" >>"$results"
-        elif [ $status -ne 0 ] || [ -z "$line" ]; then
-          echo "# FAILED (exit $status): $app $version on $count GPU(s), round $round, see logs/$(basename "$log")" >>"$results"
-          failures=$((failures + 1))
-        else
-          echo "gpus=$count round=$round $line" >>"$results"
-        fi
-        echo "round $round: $app $version $count GPU(s): ${line:-exit $status}"
+        record_run "$log" $? "$app $version on $count GPU(s), round $round" \
+          "gpus=$count round=$round"
       done
     done
   done

@@ -11,6 +11,7 @@
 #
 # --gpu-ranks: the rank counts of the CUDA runs, one GPU each (default "1 2").
 set -uo pipefail
+. "$(dirname "$0")/record_run.sh"
 if [ $# -lt 2 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; fi
 build=$1 out=$2
 shift 2
@@ -48,17 +49,7 @@ run() {  # label, ranks, program, size options, environment...
   if [ ! -x "$exe" ]; then echo "# not built: $exe" >>"$results"; return; fi
   env "$@" timeout 300 "${launcher[@]}" "${env_args[@]}" -np "$ranks" "$exe" $sizes \
     --reps="$reps" >"$log" 2>&1
-  local status=$? line
-  line=$(grep '^RESULT ' "$log" | tail -n 1)
-  if [ $status -eq 77 ]; then
-    echo "# SKIP: $label on $ranks rank(s): $(grep -m 1 SKIP "$log")" >>"$results"
-  elif [ $status -ne 0 ] || [ -z "$line" ]; then
-    echo "# FAILED (exit $status): $label on $ranks rank(s), see logs/$(basename "$log")" >>"$results"
-    failures=$((failures + 1))
-  else
-    echo "ranks=$ranks $line" >>"$results"
-  fi
-  echo "$label $ranks rank(s): ${line:-exit $status}"
+  record_run "$log" $? "$label on $ranks rank(s)" "ranks=$ranks"
 }
 cores=$(nproc)
 for ranks in $gpu_ranks; do  # one GPU per rank (the runtime's share by local rank; one visible for one rank)
