@@ -12,7 +12,7 @@ CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::si
                                       const void *source, std::size_t bytes,
                                       Dependencies after) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      space.memory->is_page_locked(source, bytes))
+      space.memory->is_page_locked(source, bytes) || space.memory->lock_for_copy(source, bytes))
     return space.memory->write(target, offset, source, bytes, after);
   space.memory->staged(source, bytes);
   // Host memory is read now, by the packer: a write-back into it still in flight comes first

@@ -121,8 +121,13 @@ const std::vector<EnvVar> &environment_table() {
        "nanort_host_register still locks what it is given)"},
       {"NANORT_HOST_REGISTER_LARGE", "8M",
        "with NANORT_HOST_REGISTER=auto: a range at least this large (a size, e.g. 64M) is "
-       "locked at its first staged copy rather than its second, so that its locking is done "
-       "by the time the program comes back to it"},
+       "locked at its first copy rather than its second (NANORT_HOST_REGISTER_FIRST), so that "
+       "its locking is done by the time the program comes back to it"},
+      {"NANORT_HOST_REGISTER_FIRST", "wait",
+       "with NANORT_HOST_REGISTER=auto: the first copy to a GPU of a range of "
+       "NANORT_HOST_REGISTER_LARGE or more waits for its locking and goes direct (wait), or "
+       "goes through staging while the helper locks it (stage; the staged copy's enqueues "
+       "wait for the driver, which the locking holds)"},
       {"NANORT_HOST_REGISTER_PIECE", "whole",
        "with NANORT_HOST_REGISTER=auto: ranges are locked in registrations of at most this "
        "size (e.g. 64M), so that copies other threads start in the meantime wait less for the "
@@ -441,6 +446,13 @@ Config read_config(std::vector<std::string> &warnings) {
   };
   if (const char *v = std::getenv("NANORT_HOST_REGISTER_LARGE"); v && *v)
     config.host_register_large = size_of(v, "NANORT_HOST_REGISTER_LARGE", "4M, 64M, 1G");
+  if (const char *v = std::getenv("NANORT_HOST_REGISTER_FIRST"); v && *v) {
+    if (!std::strcmp(v, "wait") || !std::strcmp(v, "stage"))
+      config.host_register_wait = !std::strcmp(v, "wait");
+    else
+      throw ConfigError(std::string("NANORT_HOST_REGISTER_FIRST='") + v +
+                        "' is not one of wait, stage");
+  }
   if (const char *v = std::getenv("NANORT_HOST_REGISTER_PIECE"); v && *v && std::strcmp(v, "whole"))
     config.host_register_piece = size_of(v, "NANORT_HOST_REGISTER_PIECE", "16M, 64M, or whole");
   if (const char *v = std::getenv("NANORT_HOST_REGISTER_LIMIT"); v && *v)

@@ -70,6 +70,7 @@ struct Config {
   MemoryLimit host_register_limit{"", 0, 0.5};  // NANORT_HOST_REGISTER_LIMIT
   std::size_t host_register_large = std::size_t(8) << 20;  // NANORT_HOST_REGISTER_LARGE
   std::size_t host_register_piece = 0;                     // NANORT_HOST_REGISTER_PIECE
+  bool host_register_wait = true;  // NANORT_HOST_REGISTER_FIRST: wait (true) or stage
   bool early_across = true;            // NANORT_EARLY_LAUNCH: across (true) or device
   bool taskiter_graphs = true;  // NANORT_TASKITER_GRAPH: enqueue, cuda or all (true), or off
   bool taskiter_opencl_graphs = true;  // NANORT_TASKITER_GRAPH=enqueue or all: OpenCL too

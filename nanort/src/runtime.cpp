@@ -199,6 +199,7 @@ Runtime::Runtime() {
     options.limit = limit.bytes ? limit.bytes : static_cast<std::size_t>(limit.fraction * machine);
     options.large_bytes = config_.host_register_large;
     options.piece_bytes = config_.host_register_piece;
+    options.wait_for_large = config_.host_register_wait;
     host_registration_.start_auto(options, accelerators_, warnings);
   }
   for (const std::string &warning : warnings) std::cerr << "nanort: warning: " << warning << "\n";

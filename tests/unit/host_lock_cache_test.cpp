@@ -48,6 +48,7 @@ class RecordingLocker final : public HostLockCache::Locker {
       for (const auto &[s, e] : locked)  // the driver refuses a byte locked twice
         EXPECT_TRUE(end <= s || e <= start) << "bytes locked twice";
       locked[start] = end;
+      order.push_back(start);
     }
     wait_if_held(hold_);
     return true;
@@ -105,6 +106,7 @@ class RecordingLocker final : public HostLockCache::Locker {
   std::map<std::uintptr_t, std::uintptr_t> locked;   // all: the cache's and the program's
   std::map<std::uintptr_t, std::uintptr_t> program;  // the program's
   std::set<std::uintptr_t> cuts;  // the edges of ranges reserved for the program (set first)
+  std::vector<std::uintptr_t> order;  // the starts of the ranges locked, in the order asked
   int lock_calls = 0, unlock_calls = 0;
   bool refuse = false;
 
@@ -142,10 +144,11 @@ class HostLockCacheTest : public ::testing::Test {
 #endif
     }
   }
-  void make(std::size_t limit = std::size_t(1) << 30, std::size_t piece = 0) {
+  void make(std::size_t limit = std::size_t(1) << 30, std::size_t piece = 0, bool wait = true) {
     HostLockCache::Options options;
     options.limit = limit;
     options.piece_bytes = piece;
+    options.wait_for_large = wait;
     cache = std::make_unique<HostLockCache>(locker, options);
     HostLockCache::set_active(cache.get());
   }
@@ -238,6 +241,75 @@ TEST_F(HostLockCacheTest, ALargeRangeIsLockedAtItsFirstCopy) {
   munmap(memory, kLargeMapping * kPage);
   munmap(other, 128 * kPage);
   EXPECT_EQ(locker.count(), 0u);
+}
+
+// A large range's first copy may wait for its locking and go direct (lock_now): the helper
+// takes it before the ranges that were waiting already.
+TEST_F(HostLockCacheTest, ALargeRangesFirstCopyIsLockedAheadOfTheRangesWaiting) {
+  make();
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  char *memory = map_pages(kLargeMapping);
+  char *waiting = map_pages(128);
+  std::promise<void> go;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, go);
+  move_twice_queued(waiting, 128 * kPage);  // queued behind 'other'
+  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
+  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
+    std::this_thread::yield();
+  EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(20)), std::future_status::timeout)
+      << "lock_now returned before the range was locked";
+  go.set_value();
+  EXPECT_TRUE(copy.get());
+  EXPECT_TRUE(cache->covers(memory, large));
+  cache->drain();
+  const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+  EXPECT_EQ(locker.order, (std::vector<std::uintptr_t>{at(other), at(memory), at(waiting)}));
+  EXPECT_TRUE(cache->lock_now(memory, large));  // locked: at once
+  EXPECT_EQ(locker.lock_calls, 3);
+  munmap(memory, kLargeMapping * kPage);
+  munmap(waiting, 128 * kPage);
+  munmap(other, 128 * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+TEST_F(HostLockCacheTest, LockNowLeavesSmallRefusedAndUnwantedRangesToStaging) {
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  char *memory = map_pages(kLargeMapping);
+  make(std::size_t(1) << 30, 0, /*wait=*/false);
+  EXPECT_FALSE(cache->lock_now(memory, large));  // not asked to
+  make();
+  EXPECT_FALSE(cache->lock_now(memory, large - kPage));  // smaller than large
+  EXPECT_EQ(locker.lock_calls, 0);
+  locker.refuse = true;
+  EXPECT_FALSE(cache->lock_now(memory, large));  // the driver says no
+  EXPECT_FALSE(cache->lock_now(memory, large));  // and is not asked again
+  EXPECT_EQ(locker.lock_calls, 1);
+  locker.refuse = false;
+  make(large / 2);
+  EXPECT_FALSE(cache->lock_now(memory, large));  // past the limit
+  EXPECT_EQ(cache->stats().refused, 1u);
+  EXPECT_EQ(locker.count(), 0u);
+  munmap(memory, kLargeMapping * kPage);
+}
+
+TEST_F(HostLockCacheTest, ALargeRangeFreedWhileItsCopyWaitsIsNotLocked) {
+  make();
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  std::promise<void> go;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, go);
+  char *memory = map_pages(large / kPage);
+  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
+  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
+    std::this_thread::yield();
+  munmap(memory, large);  // given back before the helper takes it
+  go.set_value();
+  EXPECT_FALSE(copy.get());
+  cache->drain();
+  EXPECT_EQ(locker.lock_calls, 1);
+  EXPECT_FALSE(locker.any_locked(memory, large));
+  munmap(other, 128 * kPage);
 }
 
 TEST_F(HostLockCacheTest, BlocksOfOneArrayWaitingTogetherAreLockedAsOne) {

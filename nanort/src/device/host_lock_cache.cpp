@@ -79,6 +79,7 @@ HostLockCache::~HostLockCache() {
   }
   wake_helper_.notify_all();
   copies_done_.notify_all();
+  unlocked_.notify_all();  // (lock_now)
   helper_.join();
   Inside here;
   std::map<std::uintptr_t, Entry> entries;
@@ -224,6 +225,36 @@ void HostLockCache::moved(const void *address, std::size_t bytes) {
     }
   }
   if (ask) wake_helper_.notify_one();
+}
+
+bool HostLockCache::lock_now(const void *address, std::size_t bytes) {
+  if (!options_.wait_for_large || bytes < options_.large_bytes) return false;
+  Inside here;
+  const auto start = reinterpret_cast<std::uintptr_t>(address);
+  const std::uintptr_t end = start + bytes;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (covers_locked(start, end)) return true;
+  if (moves_.size() >= 65536) moves_.clear();
+  Move &move = moves_[start];
+  if (move.end != end) move = Move{end, 0};
+  if (move.count == kRefused) return false;
+  longest_move_ = std::max(longest_move_, bytes);
+  widen_bounds(start, end);
+  if (move.count != kAsked) {
+    // Ahead of the ranges that wait for a later copy: this copy waits for it now.
+    move.count = kAsked;
+    queue_.insert(queue_.begin(), {start, end});
+    publish_watched();
+    wake_helper_.notify_one();
+  }
+  // The helper settles every range it takes (locked, refused, or forgotten by a free) and
+  // then notifies 'unlocked_'.
+  unlocked_.wait(lock, [&] {
+    if (stopping_ || covers_locked(start, end)) return true;
+    const auto it = moves_.find(start);
+    return it == moves_.end() || it->second.end != end || it->second.count != kAsked;
+  });
+  return covers_locked(start, end);
 }
 
 void HostLockCache::helper_loop() {

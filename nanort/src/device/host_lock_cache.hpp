@@ -7,8 +7,9 @@
 // result read back every iteration) is locked by a helper thread, while the copies go on
 // through staging, and later copies of it go direct. Locking is slow (3-20 GB/s for memory
 // in use, 2 GB/s where it still has to be faulted in; a staged copy goes at 30 GB/s and more),
-// which is why a range is locked only once it has moved twice (a large one at its first
-// copy), and never on the copying thread.
+// which is why a range is locked only once it has moved twice, and never on the copying
+// thread. A large range is locked at its first copy to a device, which waits for it
+// (lock_now): a registration holds the driver, so a staged copy would wait for it as well.
 //
 // Locked ranges are whole pages (the driver locks pages; a byte once), but where memory the
 // program locked itself (nanort_host_register, reserve()) cuts a page. A range is locked
@@ -63,6 +64,10 @@ class HostLockCache {
     // Locked in registrations of at most this many bytes (0: a range at once): copies that
     // other threads start wait for a registration in progress.
     std::size_t piece_bytes = 0;
+    // A large range's first copy to a device waits for its locking (lock_now) and goes
+    // direct, instead of going through staging while the helper locks it (a registration
+    // holds the driver, and the staged copies' enqueues wait behind it all the same).
+    bool wait_for_large = true;
   };
 
   struct Stats {
@@ -135,6 +140,12 @@ class HostLockCache {
   // The directory copies these bytes through staging (they are not locked): counted, and
   // locked by the helper thread once they moved often enough (each staged copy counts once).
   void moved(const void *address, std::size_t bytes);
+  // A range of at least Options::large_bytes about to be copied to a device for the first time
+  // (with Options::wait_for_large): asks the helper to lock it before every range waiting
+  // for it, and waits until it has. True if its bytes are then locked (the copy goes
+  // direct); false, at once, for a smaller range, one refused before (the limit, the
+  // driver), or with wait_for_large off.
+  bool lock_now(const void *address, std::size_t bytes);
   // The program gives [start, end) back. Bytes (free, realloc): entries whose own bytes share
   // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return,
   // also when another thread unlocks them or the helper is locking them at that moment.

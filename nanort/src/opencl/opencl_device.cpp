@@ -539,6 +539,10 @@ class OpenClMemory final : public dc::MemorySpace {
     if (HostLockCache *locks = host_locks_.load(std::memory_order_acquire))
       locks->moved(address, bytes);  // (counted towards being locked)
   }
+  bool lock_for_copy(const void *address, std::size_t bytes) override {
+    HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
+    return locks && context_->locks_host() && locks->lock_now(address, bytes);
+  }
   void use_host_locks(HostLockCache *locks) { host_locks_.store(locks, std::memory_order_release); }
   // Enqueues the copy in pieces (for_each_piece) with enqueue(at, n, &event); 'last' is the
   // last piece's event (in order on the queue: it ends the copy). If a piece fails, those
