@@ -10,9 +10,10 @@ namespace nanort::dc {
 
 CompletionPtr Directory::write_staged(Space &space, DeviceBuffer target, std::size_t offset,
                                       const void *source, std::size_t bytes,
-                                      Dependencies after) {
+                                      Dependencies after, bool may_lock) {
   if (!space.memory->wants_staging() || bytes < options_.staging_threshold ||
-      space.memory->is_page_locked(source, bytes) || space.memory->lock_for_copy(source, bytes))
+      space.memory->is_page_locked(source, bytes) ||
+      (may_lock && space.memory->lock_for_copy(source, bytes)))
     return space.memory->write(target, offset, source, bytes, after);
   space.memory->staged(source, bytes);
   // Host memory is read now, by the packer: a write-back into it still in flight comes first

@@ -235,8 +235,9 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
     });
     ++(hit ? space.counters.hits : space.counters.misses);
   }
-  // Copies through the host (no direct path from where the bytes are valid) are made after
-  // the lock is released: they wait for the device and the staging buffers, and the other
+  // Copies through the host (no direct path from where the bytes are valid), and copies from
+  // the host that wait for their bytes to be page-locked first, are made after the lock is
+  // released: they wait for the device, the staging buffers or the locking, and the other
   // devices' managers should not wait for them too.
   std::vector<DeferredCopy> deferred;
   try {
@@ -295,13 +296,23 @@ void Directory::defer_through_host(std::vector<PlannedCopy> &to_host,
   auto waits_for_deferred = [](const CompletionPtr &c) {
     return dynamic_cast<DeferredCompletion *>(c.get()) && !c->poll();
   };
+  // So does one whose host bytes the device's memory space locks first (it waits for that).
+  auto locks_first = [&](const PlannedCopy &copy) {
+    MemorySpace &memory = *spaces_[copy.to].memory;
+    const std::size_t bytes = copy.end - copy.start;
+    const auto *host = reinterpret_cast<const void *>(copy.start);
+    return memory.wants_staging() && bytes >= options_.staging_threshold &&
+           !memory.is_page_locked(host, bytes) && memory.locks_before_copy(host, bytes);
+  };
   std::erase_if(to_space, [&](PlannedCopy &copy) {
     if (copy.from != kHost) return false;  // between devices, directly
     for (const FragmentState *fragment : copy.fragments)
       for (const auto &[read, done] : read_out)
         if (read == fragment && std::find(copy.after.begin(), copy.after.end(), done) == copy.after.end())
           copy.after.push_back(done);
-    if (std::none_of(copy.after.begin(), copy.after.end(), waits_for_deferred)) return false;
+    if (std::none_of(copy.after.begin(), copy.after.end(), waits_for_deferred) &&
+        !locks_first(copy))
+      return false;
     set_up(copy, copy.to, false);
     out.ready.push_back(deferred.back().done);
     out.bytes_in += copy.end - copy.start;
@@ -320,7 +331,7 @@ void Directory::run_deferred(std::vector<DeferredCopy> &deferred) {
                                           reinterpret_cast<void *>(job.start), bytes, job.after)
                             : write_staged(space, job.buffer, job.offset,
                                            reinterpret_cast<const void *>(job.start), bytes,
-                                           job.after));
+                                           job.after, true));
     } catch (...) {
       // Whoever waits for it fails with this (the task's launch, a later reader).
       job.done->fail(std::current_exception());

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -886,6 +887,102 @@ TEST(Directory, StagedCopiesInChunks) {
   });
   directory.flush();
   EXPECT_TRUE(same_values(x, ref_x));
+}
+
+// A memory space that locks host memory by itself, as the CUDA backend does: a copy of at
+// least 'large' bytes it has not locked asks to be locked first, and lock_for_copy() waits
+// for 'go' (a registration that takes long), then the range counts as locked.
+class LockingSpace final : public MemorySpace {
+ public:
+  LockingSpace(HostSpaceOptions options, std::size_t large, std::shared_future<void> go)
+      : inner_(std::move(options)), large_(large), go_(std::move(go)) {}
+  std::string name() const override { return inner_.name(); }
+  std::size_t memory_size() const override { return inner_.memory_size(); }
+  bool wants_staging() const override { return true; }
+  bool is_page_locked(const void *address, std::size_t bytes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    return std::any_of(locked_.begin(), locked_.end(), [&](const auto &range) {
+      return range.first <= start && start + bytes <= range.second;
+    });
+  }
+  bool locks_before_copy(const void *, std::size_t bytes) override { return bytes >= large_; }
+  bool lock_for_copy(const void *address, std::size_t bytes) override {
+    entered_.set_value();
+    go_.wait();
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto start = reinterpret_cast<std::uintptr_t>(address);
+    locked_.emplace_back(start, start + bytes);
+    return true;
+  }
+  DeviceBuffer allocate(std::size_t bytes) override { return inner_.allocate(bytes); }
+  void free(DeviceBuffer buffer) override { inner_.free(buffer); }
+  CompletionPtr write(DeviceBuffer target, std::size_t offset, const void *source,
+                      std::size_t bytes, Dependencies after) override {
+    return inner_.write(target, offset, source, bytes, after);
+  }
+  CompletionPtr read(DeviceBuffer source, std::size_t offset, void *target, std::size_t bytes,
+                     Dependencies after) override {
+    return inner_.read(source, offset, target, bytes, after);
+  }
+  CompletionPtr copy(DeviceBuffer source, std::size_t source_offset, DeviceBuffer target,
+                     std::size_t target_offset, std::size_t bytes, Dependencies after) override {
+    return inner_.copy(source, source_offset, target, target_offset, bytes, after);
+  }
+  PinnedBuffer allocate_pinned(std::size_t bytes) override { return inner_.allocate_pinned(bytes); }
+  void free_pinned(PinnedBuffer buffer) override { inner_.free_pinned(buffer); }
+  std::size_t copies_made() const { return inner_.copies_made(); }
+  std::future<void> entered() { return entered_.get_future(); }
+
+ private:
+  HostSpace inner_;
+  const std::size_t large_;
+  std::shared_future<void> go_;
+  std::promise<void> entered_;
+  std::mutex mutex_;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> locked_;
+};
+
+// A copy that waits for its host bytes to be locked waits outside the directory's lock: the
+// other device's manager stages meanwhile. Then it goes direct, in one copy.
+TEST(Directory, ACopyWaitingForItsLockingHoldsUpNoOtherDevice) {
+  std::promise<void> go;
+  std::shared_future<void> go_shared = go.get_future().share();
+  HostSpaceOptions options = device_options("locking-dev");
+  options.wants_staging = true;
+  LockingSpace dev1(options, 16384, go_shared);
+  HostSpaceOptions options2 = device_options("staging-dev");
+  options2.wants_staging = true;
+  HostSpace dev2(options2);
+  DirectoryOptions directory_options;
+  directory_options.staging_chunk = 4096;
+  directory_options.staging_threshold = 0;
+  Directory directory({{&dev1}, {&dev2}}, directory_options);
+
+  std::vector<int> x = iota_vector(8192), y = iota_vector(8192, 5);  // 32 KiB each
+  std::future<void> entered = dev1.entered();
+  auto first = std::async(std::launch::async, [&] {
+    run_device_task(directory, kDev1, {in(x.data(), x.size())}, [&](const Staging &s) {
+      EXPECT_TRUE(same_values(on_device<int>(s, 0), x.data(), x.size()));
+    });
+  });
+  if (entered.wait_for(30s) != std::future_status::ready) {  // the copy waits for its locking
+    go.set_value();
+    first.get();
+    FAIL() << "the copy did not ask for its bytes to be locked";
+  }
+  auto second = std::async(std::launch::async, [&] {
+    run_device_task(directory, kDev2, {in(y.data(), y.size())}, [&](const Staging &s) {
+      EXPECT_TRUE(same_values(on_device<int>(s, 0), y.data(), y.size()));
+    });
+  });
+  const bool second_ran = second.wait_for(30s) == std::future_status::ready;
+  go.set_value();
+  first.get();
+  second.get();
+  EXPECT_TRUE(second_ran) << "the other device waited for the locking";
+  EXPECT_EQ(dev1.copies_made(), 1u) << "locked: one direct copy, not chunks through staging";
+  EXPECT_EQ(dev2.copies_made(), 8u) << "staged in chunks";
 }
 
 TEST(Directory, SmallCopiesBypassStaging) {

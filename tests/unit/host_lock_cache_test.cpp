@@ -273,17 +273,88 @@ TEST_F(HostLockCacheTest, ALargeRangesFirstCopyIsLockedAheadOfTheRangesWaiting) 
   EXPECT_EQ(locker.count(), 0u);
 }
 
+// A range a staged read-back asked for already (at the back of the queue) moves up when a
+// copy to the device waits for it.
+TEST_F(HostLockCacheTest, ARangeAskedForAlreadyMovesUpWhenACopyWaitsForIt) {
+  make();
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  char *memory = map_pages(kLargeMapping);
+  char *waiting = map_pages(128);
+  std::promise<void> go;
+  char *other = map_pages(128);
+  hold_helper_locking(other, 128, go);
+  move_twice_queued(waiting, 128 * kPage);
+  cache->moved(memory, large);  // queued behind 'waiting'
+  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
+  go.set_value();
+  EXPECT_TRUE(copy.get());
+  cache->drain();
+  const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+  EXPECT_EQ(locker.order, (std::vector<std::uintptr_t>{at(other), at(memory), at(waiting)}));
+  munmap(memory, kLargeMapping * kPage);
+  munmap(waiting, 128 * kPage);
+  munmap(other, 128 * kPage);
+}
+
+// The helper is locking a range that overlaps the one a copy waits for: when that ends, the
+// waiting range is not locked whole yet (the pass resets its count), and the copy waits on
+// for its own turn instead of going through staging.
+TEST_F(HostLockCacheTest, ACopyWaitsOnWhenARangeOverlappingItsIsLockedFirst) {
+  make();
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  char *memory = map_pages(kLargeMapping);
+  std::promise<void> go, go_on;
+  hold_helper_locking(memory + 16 * kPage, 128, go);  // overlaps [memory, memory + large)
+  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
+  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
+    std::this_thread::yield();
+  // The range's own locking is held in turn: meanwhile the copy must still be waiting.
+  std::future<void> second = locker.hold(go_on.get_future().share());
+  go.set_value();
+  second.wait();
+  EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "lock_now returned before its range was locked";
+  go_on.set_value();
+  EXPECT_TRUE(copy.get());
+  EXPECT_TRUE(cache->covers(memory, large));
+  munmap(memory, kLargeMapping * kPage);
+  EXPECT_EQ(locker.count(), 0u);
+}
+
+// Memory the program locked itself cuts the range: it can never be locked whole here, so the
+// copy does not wait for a pass that cannot lock it.
+TEST_F(HostLockCacheTest, LockNowLeavesARangeThatTheProgramLockedPartlyToStaging) {
+  make();
+  const std::size_t large = HostLockCache::Options{}.large_bytes;
+  char *memory = map_pages(kLargeMapping);
+  cache->reserve(reinterpret_cast<std::uintptr_t>(memory + large / 2),
+                 reinterpret_cast<std::uintptr_t>(memory + large / 2 + kPage));
+  ASSERT_TRUE(locker.program_lock(memory + large / 2, kPage));
+  EXPECT_FALSE(cache->wants_lock_now(memory, large));
+  EXPECT_FALSE(cache->lock_now(memory, large));
+  EXPECT_TRUE(cache->wants_lock_now(memory + large, large));  // next to it: wanted
+  EXPECT_EQ(locker.lock_calls, 0);
+  cache->release(reinterpret_cast<std::uintptr_t>(memory + large / 2),
+                 reinterpret_cast<std::uintptr_t>(memory + large / 2 + kPage));
+  locker.program_unlock(memory + large / 2);
+  munmap(memory, kLargeMapping * kPage);
+}
+
 TEST_F(HostLockCacheTest, LockNowLeavesSmallRefusedAndUnwantedRangesToStaging) {
   const std::size_t large = HostLockCache::Options{}.large_bytes;
   char *memory = map_pages(kLargeMapping);
   make(std::size_t(1) << 30, 0, /*wait=*/false);
+  EXPECT_FALSE(cache->wants_lock_now(memory, large));
   EXPECT_FALSE(cache->lock_now(memory, large));  // not asked to
   make();
+  EXPECT_TRUE(cache->wants_lock_now(memory, large));
+  EXPECT_FALSE(cache->wants_lock_now(memory, large - kPage));
   EXPECT_FALSE(cache->lock_now(memory, large - kPage));  // smaller than large
   EXPECT_EQ(locker.lock_calls, 0);
   locker.refuse = true;
   EXPECT_FALSE(cache->lock_now(memory, large));  // the driver says no
   EXPECT_FALSE(cache->lock_now(memory, large));  // and is not asked again
+  EXPECT_FALSE(cache->wants_lock_now(memory, large));
   EXPECT_EQ(locker.lock_calls, 1);
   locker.refuse = false;
   make(large / 2);

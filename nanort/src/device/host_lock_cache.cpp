@@ -79,7 +79,6 @@ HostLockCache::~HostLockCache() {
   }
   wake_helper_.notify_all();
   copies_done_.notify_all();
-  unlocked_.notify_all();  // (lock_now)
   helper_.join();
   Inside here;
   std::map<std::uintptr_t, Entry> entries;
@@ -227,32 +226,51 @@ void HostLockCache::moved(const void *address, std::size_t bytes) {
   if (ask) wake_helper_.notify_one();
 }
 
+bool HostLockCache::lockable_now(std::uintptr_t start, std::uintptr_t end) {
+  if (!options_.wait_for_large || end - start < options_.large_bytes || covers_locked(start, end))
+    return false;
+  const auto move = moves_.find(start);
+  if (move != moves_.end() && move->second.end == end && move->second.count == kRefused)
+    return false;
+  // (The program's own registration would leave part of it unlocked for ever.)
+  return !touches_reserved(start, end);
+}
+
+bool HostLockCache::wants_lock_now(const void *address, std::size_t bytes) {
+  Inside here;
+  const auto start = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard<std::mutex> guard(mutex_);
+  return lockable_now(start, start + bytes);
+}
+
 bool HostLockCache::lock_now(const void *address, std::size_t bytes) {
-  if (!options_.wait_for_large || bytes < options_.large_bytes) return false;
   Inside here;
   const auto start = reinterpret_cast<std::uintptr_t>(address);
   const std::uintptr_t end = start + bytes;
   std::unique_lock<std::mutex> lock(mutex_);
-  if (covers_locked(start, end)) return true;
+  if (!lockable_now(start, end)) return covers_locked(start, end);
   if (moves_.size() >= 65536) moves_.clear();
   Move &move = moves_[start];
   if (move.end != end) move = Move{end, 0};
-  if (move.count == kRefused) return false;
   longest_move_ = std::max(longest_move_, bytes);
   widen_bounds(start, end);
-  if (move.count != kAsked) {
-    // Ahead of the ranges that wait for a later copy: this copy waits for it now.
-    move.count = kAsked;
-    queue_.insert(queue_.begin(), {start, end});
-    publish_watched();
-    wake_helper_.notify_one();
-  }
-  // The helper settles every range it takes (locked, refused, or forgotten by a free) and
-  // then notifies 'unlocked_'.
+  // First in the queue: this copy waits for it now (a range asked for already, by a staged
+  // copy, moves up).
+  const std::pair<std::uintptr_t, std::uintptr_t> range{start, end};
+  std::erase(queue_, range);
+  queue_.insert(queue_.begin(), range);
+  move.count = kAsked;
+  publish_watched();
+  wake_helper_.notify_one();
+  // Until the helper has taken this entry and dealt with it (locked, refused, or forgotten by
+  // a free); it notifies 'unlocked_' after each range. (A range next to it locked meanwhile
+  // may leave its count at 0 with the entry still queued: it waits on for the entry.)
   unlocked_.wait(lock, [&] {
     if (stopping_ || covers_locked(start, end)) return true;
     const auto it = moves_.find(start);
-    return it == moves_.end() || it->second.end != end || it->second.count != kAsked;
+    if (it == moves_.end() || it->second.end != end || it->second.count == kRefused) return true;
+    const bool queued = std::find(queue_.begin(), queue_.end(), range) != queue_.end();
+    return !queued && !(busy_ && locking_.first < end && start < locking_.second);
   });
   return covers_locked(start, end);
 }
@@ -436,6 +454,13 @@ bool HostLockCache::within_reserved(std::uintptr_t start, std::uintptr_t end) co
   if (it == reserved_.begin()) return false;
   --it;
   return it->second >= end;
+}
+
+bool HostLockCache::touches_reserved(std::uintptr_t start, std::uintptr_t end) const {
+  auto it = reserved_.lower_bound(end);  // (never overlapping each other)
+  if (it == reserved_.begin()) return false;
+  --it;
+  return it->second > start;
 }
 
 void HostLockCache::publish_watched() {

@@ -58,8 +58,9 @@ class HostLockCache {
     std::size_t limit = 0;                         // locked bytes at most
     std::size_t min_bytes = std::size_t(256) << 10;  // smaller ranges are not locked
     int moves_before_lock = 2;                     // copies of a range before it is locked
-    // A range this large is locked at its first staged copy: the locking (3-20 GB/s
-    // for memory in use) is then done by the time the program comes back to it.
+    // A range this large is locked at its first copy (lock_now, or the first staged one):
+    // the locking (3-20 GB/s for memory in use) is then done by the time the program comes
+    // back to it.
     std::size_t large_bytes = std::size_t(8) << 20;
     // Locked in registrations of at most this many bytes (0: a range at once): copies that
     // other threads start wait for a registration in progress.
@@ -140,11 +141,13 @@ class HostLockCache {
   // The directory copies these bytes through staging (they are not locked): counted, and
   // locked by the helper thread once they moved often enough (each staged copy counts once).
   void moved(const void *address, std::size_t bytes);
-  // A range of at least Options::large_bytes about to be copied to a device for the first time
-  // (with Options::wait_for_large): asks the helper to lock it before every range waiting
-  // for it, and waits until it has. True if its bytes are then locked (the copy goes
-  // direct); false, at once, for a smaller range, one refused before (the limit, the
-  // driver), or with wait_for_large off.
+  // A range of at least Options::large_bytes about to be copied to a device, not locked yet
+  // (with Options::wait_for_large): wants_lock_now() says whether lock_now() would lock it
+  // (not for a smaller range, one refused before (the limit, the driver), or one that
+  // memory the program locked itself cuts); lock_now() asks the helper to lock it before
+  // every other range waiting, and waits until the helper has dealt with it. True if its
+  // bytes are then locked (the copy goes direct).
+  bool wants_lock_now(const void *address, std::size_t bytes);
   bool lock_now(const void *address, std::size_t bytes);
   // The program gives [start, end) back. Bytes (free, realloc): entries whose own bytes share
   // one with it; pages (munmap and the like): entries whose pages do. Unlocked before return,
@@ -201,6 +204,8 @@ class HostLockCache {
   bool copying(std::uintptr_t start, std::uintptr_t end) const;
   void settle_moves(std::uintptr_t start, std::uintptr_t end);
   bool within_reserved(std::uintptr_t start, std::uintptr_t end) const;
+  bool touches_reserved(std::uintptr_t start, std::uintptr_t end) const;
+  bool lockable_now(std::uintptr_t start, std::uintptr_t end);  // (wants_lock_now, locked)
   void widen_bounds(std::uintptr_t start, std::uintptr_t end);
 
   Locker &locker_;

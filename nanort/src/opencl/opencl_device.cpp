@@ -539,6 +539,10 @@ class OpenClMemory final : public dc::MemorySpace {
     if (HostLockCache *locks = host_locks_.load(std::memory_order_acquire))
       locks->moved(address, bytes);  // (counted towards being locked)
   }
+  bool locks_before_copy(const void *address, std::size_t bytes) override {
+    HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
+    return locks && context_->locks_host() && locks->wants_lock_now(address, bytes);
+  }
   bool lock_for_copy(const void *address, std::size_t bytes) override {
     HostLockCache *locks = host_locks_.load(std::memory_order_acquire);
     return locks && context_->locks_host() && locks->lock_now(address, bytes);

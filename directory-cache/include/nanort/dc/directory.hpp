@@ -248,8 +248,11 @@ class Directory {
   // and the fragments' pending copies (issue(); copies made after unlocking, stage()).
   void record_copy(const PlannedCopy &copy, const CompletionPtr &done, bool host_pending);
   bool goes_direct_to_host(SpaceId from, std::uintptr_t start, std::uintptr_t end);
+  // 'may_lock': not under the directory's lock, so the copy may wait for the memory space to
+  // lock its source (MemorySpace::lock_for_copy).
   CompletionPtr write_staged(Space &space, DeviceBuffer target, std::size_t offset,
-                             const void *source, std::size_t bytes, Dependencies after);
+                             const void *source, std::size_t bytes, Dependencies after,
+                             bool may_lock = false);
   CompletionPtr read_staged(Space &space, DeviceBuffer source, std::size_t offset, void *target,
                             std::size_t bytes, Dependencies after);
   bool staging_ready(Space &space);  // with space.staging_mutex held

@@ -75,10 +75,15 @@ class MemorySpace {
   // The directory copies these host bytes through its staging buffers (they are not locked):
   // a backend that locks memory that moves often counts them here.
   virtual void staged(const void * /*address*/, std::size_t /*bytes*/) {}
-  // These host bytes, not page-locked, are about to be copied to the device: a backend that
-  // locks memory by itself may lock them now, the copy waiting, and answer true (the copy then
-  // goes direct). For a large range's first copy, whose locking would otherwise hold the
-  // driver while its staged copy waits behind it.
+  // These host bytes, not page-locked, are to be copied to the device: whether a backend that
+  // locks memory by itself wants to lock them first (a large range's first copy, whose
+  // locking would otherwise hold the driver while its staged copy waits behind it). Asked
+  // with the directory's lock held: answers at once.
+  virtual bool locks_before_copy(const void * /*address*/, std::size_t /*bytes*/) {
+    return false;
+  }
+  // Then, without the directory's lock: locks them, waiting, and answers true if they are
+  // locked (the copy then goes direct).
   virtual bool lock_for_copy(const void * /*address*/, std::size_t /*bytes*/) { return false; }
 
   // An allocation of 'bytes', or an empty buffer when the device is out of memory.
