@@ -160,6 +160,15 @@ class HostLockCacheTest : public ::testing::Test {
     HostLockCache::set_active(nullptr);
     cache.reset();
   }
+  // lock_now on another thread, returned once it waits for the helper (or has returned).
+  std::future<bool> lock_now_waiting(const void *address, std::size_t bytes) {
+    const std::uint64_t before = cache->stats().lock_waits;
+    auto done = std::async(std::launch::async, [=, this] { return cache->lock_now(address, bytes); });
+    while (cache->stats().lock_waits == before &&
+           done.wait_for(std::chrono::milliseconds(1)) == std::future_status::timeout) {
+    }
+    return done;
+  }
   void move_twice_queued(const void *address, std::size_t bytes) {  // (not waiting for it)
     cache->moved(address, bytes);
     cache->moved(address, bytes);
@@ -254,9 +263,7 @@ TEST_F(HostLockCacheTest, ALargeRangesFirstCopyIsLockedAheadOfTheRangesWaiting) 
   char *other = map_pages(128);
   hold_helper_locking(other, 128, go);
   move_twice_queued(waiting, 128 * kPage);  // queued behind 'other'
-  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
-  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
-    std::this_thread::yield();
+  auto copy = lock_now_waiting(memory, large);
   EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(20)), std::future_status::timeout)
       << "lock_now returned before the range was locked";
   go.set_value();
@@ -285,7 +292,7 @@ TEST_F(HostLockCacheTest, ARangeAskedForAlreadyMovesUpWhenACopyWaitsForIt) {
   hold_helper_locking(other, 128, go);
   move_twice_queued(waiting, 128 * kPage);
   cache->moved(memory, large);  // queued behind 'waiting'
-  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
+  auto copy = lock_now_waiting(memory, large);
   go.set_value();
   EXPECT_TRUE(copy.get());
   cache->drain();
@@ -305,9 +312,7 @@ TEST_F(HostLockCacheTest, ACopyWaitsOnWhenARangeOverlappingItsIsLockedFirst) {
   char *memory = map_pages(kLargeMapping);
   std::promise<void> go, go_on;
   hold_helper_locking(memory + 16 * kPage, 128, go);  // overlaps [memory, memory + large)
-  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
-  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
-    std::this_thread::yield();
+  auto copy = lock_now_waiting(memory, large);
   // The range's own locking is held in turn: meanwhile the copy must still be waiting.
   std::future<void> second = locker.hold(go_on.get_future().share());
   go.set_value();
@@ -371,9 +376,7 @@ TEST_F(HostLockCacheTest, ALargeRangeFreedWhileItsCopyWaitsIsNotLocked) {
   char *other = map_pages(128);
   hold_helper_locking(other, 128, go);
   char *memory = map_pages(large / kPage);
-  auto copy = std::async(std::launch::async, [&] { return cache->lock_now(memory, large); });
-  while (cache->coverage(memory, large) != HostLockCache::Coverage::waiting)
-    std::this_thread::yield();
+  auto copy = lock_now_waiting(memory, large);
   munmap(memory, large);  // given back before the helper takes it
   go.set_value();
   EXPECT_FALSE(copy.get());

@@ -260,6 +260,7 @@ bool HostLockCache::lock_now(const void *address, std::size_t bytes) {
   std::erase(queue_, range);
   queue_.insert(queue_.begin(), range);
   move.count = kAsked;
+  ++counts_.lock_waits;
   publish_watched();
   wake_helper_.notify_one();
   // Until the helper has taken this entry and dealt with it (locked, refused, or forgotten by

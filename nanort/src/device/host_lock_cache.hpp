@@ -83,6 +83,8 @@ class HostLockCache {
     std::uint64_t waits = 0;
     // Lockings that waited for a copy in progress over their bytes (begin_copy).
     std::uint64_t copy_waits = 0;
+    // Copies that waited for their range to be locked (lock_now).
+    std::uint64_t lock_waits = 0;
   };
 
   HostLockCache(Locker &locker, Options options);
