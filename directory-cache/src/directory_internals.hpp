@@ -64,6 +64,18 @@ class Directory::DeferredCompletion final : public Completion {
     std::lock_guard<std::mutex> guard(mutex_);
     return resolved_ && !error_ ? made_ : nullptr;
   }
+  // Why it was not made, once it failed (else null).
+  std::exception_ptr error() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return error_;
+  }
+  // What a task waits for: the copy made, once it is (a backend waits for that on the
+  // device), else 'completion' itself.
+  static CompletionPtr settled(const CompletionPtr &completion) {
+    if (auto *deferred = dynamic_cast<DeferredCompletion *>(completion.get()))
+      if (CompletionPtr made = deferred->made()) return made;
+    return completion;
+  }
   bool poll() override {
     CompletionPtr made;
     {

@@ -34,7 +34,8 @@ bool Directory::stage_in_place(SpaceId id, std::span<const DataAccess> accesses,
           if (s > covered || !(f.valid & bit(id))) in_place = false;
           covered = std::max(covered, e);
           for (const auto &[space_id, completion] : f.pending)
-            if (space_id == id && !completion->poll()) out.ready.push_back(completion);
+            if (space_id == id && !completion->poll())
+              out.ready.push_back(DeferredCompletion::settled(completion));
         });
         if (covered < stop) in_place = false;
       });
@@ -224,7 +225,8 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
                                                   EventContext{.direct = space.direct});
         if (t.hit) {  // the task waits for the copy arriving here, if any
           for (const auto &[space, completion] : f.pending)  // (no vector: the usual case)
-            if ((t.wait & bit(space)) && !completion->poll()) out.ready.push_back(completion);
+            if ((t.wait & bit(space)) && !completion->poll())
+              out.ready.push_back(DeferredCompletion::settled(completion));
           return;
         }
         hit = false;
@@ -256,10 +258,15 @@ Directory::StageResult Directory::stage(SpaceId id, std::span<const DataAccess> 
   if (!deferred.empty()) {
     guard.unlock();
     run_deferred(deferred);
+    // A copy that failed fails the task, as one made under the lock does (whoever else
+    // waits for it learns it from its completion).
+    for (const DeferredCopy &job : deferred)
+      if (std::exception_ptr error = job.done->error()) {
+        abandon(out);
+        std::rethrow_exception(error);
+      }
     // The task waits for the copies made, which a backend may wait for on the device.
-    for (CompletionPtr &ready : out.ready)
-      if (auto *mine = dynamic_cast<DeferredCompletion *>(ready.get()))
-        if (CompletionPtr made = mine->made()) ready = std::move(made);
+    for (CompletionPtr &ready : out.ready) ready = DeferredCompletion::settled(ready);
   }
   return StageResult::Staged;
 }
@@ -302,7 +309,7 @@ void Directory::defer_through_host(std::vector<PlannedCopy> &to_host,
     const std::size_t bytes = copy.end - copy.start;
     const auto *host = reinterpret_cast<const void *>(copy.start);
     return memory.wants_staging() && bytes >= options_.staging_threshold &&
-           !memory.is_page_locked(host, bytes) && memory.locks_before_copy(host, bytes);
+           memory.locks_before_copy(host, bytes) && !memory.is_page_locked(host, bytes);
   };
   std::erase_if(to_space, [&](PlannedCopy &copy) {
     if (copy.from != kHost) return false;  // between devices, directly

@@ -919,6 +919,7 @@ class LockingSpace final : public MemorySpace {
   void free(DeviceBuffer buffer) override { inner_.free(buffer); }
   CompletionPtr write(DeviceBuffer target, std::size_t offset, const void *source,
                       std::size_t bytes, Dependencies after) override {
+    if (fail_writes) throw std::runtime_error("copy refused by the test");
     return inner_.write(target, offset, source, bytes, after);
   }
   CompletionPtr read(DeviceBuffer source, std::size_t offset, void *target, std::size_t bytes,
@@ -933,6 +934,7 @@ class LockingSpace final : public MemorySpace {
   void free_pinned(PinnedBuffer buffer) override { inner_.free_pinned(buffer); }
   std::size_t copies_made() const { return inner_.copies_made(); }
   std::future<void> entered() { return entered_.get_future(); }
+  bool fail_writes = false;
 
  private:
   HostSpace inner_;
@@ -983,6 +985,24 @@ TEST(Directory, ACopyWaitingForItsLockingHoldsUpNoOtherDevice) {
   EXPECT_TRUE(second_ran) << "the other device waited for the locking";
   EXPECT_EQ(dev1.copies_made(), 1u) << "locked: one direct copy, not chunks through staging";
   EXPECT_EQ(dev2.copies_made(), 8u) << "staged in chunks";
+}
+
+// A copy made after the lock that fails fails the task's staging, as one made under the lock
+// does (else the task would run on bytes that never arrived).
+TEST(Directory, ACopyMadeAfterTheLockThatFailsFailsTheStaging) {
+  std::promise<void> go;
+  go.set_value();
+  HostSpaceOptions options = device_options("locking-dev");
+  options.wants_staging = true;
+  LockingSpace dev1(options, 16384, go.get_future().share());
+  dev1.fail_writes = true;
+  DirectoryOptions directory_options;
+  directory_options.staging_threshold = 0;
+  Directory directory({{&dev1}}, directory_options);
+  std::vector<int> x = iota_vector(8192);
+  Staging staging;
+  EXPECT_THROW(directory.stage(kDev1, Accesses{in(x.data(), x.size())}, staging),
+               std::runtime_error);
 }
 
 TEST(Directory, SmallCopiesBypassStaging) {

@@ -258,7 +258,8 @@ bool HostLockCache::lock_now(const void *address, std::size_t bytes) {
   // copy, moves up).
   const std::pair<std::uintptr_t, std::uintptr_t> range{start, end};
   std::erase(queue_, range);
-  queue_.insert(queue_.begin(), range);
+  if (!(busy_ && locking_.first <= start && end <= locking_.second))  // (not being locked now)
+    queue_.insert(queue_.begin(), range);
   move.count = kAsked;
   ++counts_.lock_waits;
   publish_watched();
@@ -307,7 +308,9 @@ void HostLockCache::lock_range(std::unique_lock<std::mutex> &lock,
   std::uintptr_t start = 0, end = 0, first = 0, last = 0;
   for (;;) {
     move = moves_.find(asked_start);
-    if (move == moves_.end() || move->second.end != asked_end) return;  // forgotten meanwhile
+    // Forgotten meanwhile, or refused already (an entry asked for twice).
+    if (move == moves_.end() || move->second.end != asked_end || move->second.count == kRefused)
+      return;
     // Blocks of one array share their edge pages: the range grows by every range waiting to
     // be locked that touches it or shares a page with it (other blocks of the array), and all
     // are locked as one. (Only those: they are watched, so a free of one has forgotten it; a
