@@ -131,6 +131,18 @@ class RecordingLocker final : public HostLockCache::Locker {
   Hold hold_, hold_unlock_;
 };
 
+// Three mappings: 'other' locked by the helper, held inside lock() until 'go'; 'waiting'
+// queued behind it; 'memory', a large range not asked for yet.
+struct QueueBehindTheHelper {
+  char *memory, *waiting, *other;
+  std::promise<void> go;
+  // The order in which the helper must lock them once a copy waits for 'memory'.
+  std::vector<std::uintptr_t> expected_order() const {
+    const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+    return {at(other), at(memory), at(waiting)};
+  }
+};
+
 class HostLockCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -168,6 +180,18 @@ class HostLockCacheTest : public ::testing::Test {
            done.wait_for(std::chrono::milliseconds(1)) == std::future_status::timeout) {
     }
     return done;
+  }
+  void queue_behind_the_helper(QueueBehindTheHelper &q) {
+    q.memory = map_pages(kLargeMapping);
+    q.waiting = map_pages(128);
+    q.other = map_pages(128);
+    hold_helper_locking(q.other, 128, q.go);
+    move_twice_queued(q.waiting, 128 * kPage);
+  }
+  static void unmap(QueueBehindTheHelper &q) {
+    munmap(q.memory, kLargeMapping * kPage);
+    munmap(q.waiting, 128 * kPage);
+    munmap(q.other, 128 * kPage);
   }
   void move_twice_queued(const void *address, std::size_t bytes) {  // (not waiting for it)
     cache->moved(address, bytes);
@@ -257,26 +281,19 @@ TEST_F(HostLockCacheTest, ALargeRangeIsLockedAtItsFirstCopy) {
 TEST_F(HostLockCacheTest, ALargeRangesFirstCopyIsLockedAheadOfTheRangesWaiting) {
   make();
   const std::size_t large = HostLockCache::Options{}.large_bytes;
-  char *memory = map_pages(kLargeMapping);
-  char *waiting = map_pages(128);
-  std::promise<void> go;
-  char *other = map_pages(128);
-  hold_helper_locking(other, 128, go);
-  move_twice_queued(waiting, 128 * kPage);  // queued behind 'other'
-  auto copy = lock_now_waiting(memory, large);
+  QueueBehindTheHelper q;
+  queue_behind_the_helper(q);
+  auto copy = lock_now_waiting(q.memory, large);
   EXPECT_EQ(copy.wait_for(std::chrono::milliseconds(20)), std::future_status::timeout)
       << "lock_now returned before the range was locked";
-  go.set_value();
+  q.go.set_value();
   EXPECT_TRUE(copy.get());
-  EXPECT_TRUE(cache->covers(memory, large));
+  EXPECT_TRUE(cache->covers(q.memory, large));
   cache->drain();
-  const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
-  EXPECT_EQ(locker.order, (std::vector<std::uintptr_t>{at(other), at(memory), at(waiting)}));
-  EXPECT_TRUE(cache->lock_now(memory, large));  // locked: at once
+  EXPECT_EQ(locker.order, q.expected_order());
+  EXPECT_TRUE(cache->lock_now(q.memory, large));  // locked: at once
   EXPECT_EQ(locker.lock_calls, 3);
-  munmap(memory, kLargeMapping * kPage);
-  munmap(waiting, 128 * kPage);
-  munmap(other, 128 * kPage);
+  unmap(q);
   EXPECT_EQ(locker.count(), 0u);
 }
 
@@ -285,22 +302,15 @@ TEST_F(HostLockCacheTest, ALargeRangesFirstCopyIsLockedAheadOfTheRangesWaiting) 
 TEST_F(HostLockCacheTest, ARangeAskedForAlreadyMovesUpWhenACopyWaitsForIt) {
   make();
   const std::size_t large = HostLockCache::Options{}.large_bytes;
-  char *memory = map_pages(kLargeMapping);
-  char *waiting = map_pages(128);
-  std::promise<void> go;
-  char *other = map_pages(128);
-  hold_helper_locking(other, 128, go);
-  move_twice_queued(waiting, 128 * kPage);
-  cache->moved(memory, large);  // queued behind 'waiting'
-  auto copy = lock_now_waiting(memory, large);
-  go.set_value();
+  QueueBehindTheHelper q;
+  queue_behind_the_helper(q);
+  cache->moved(q.memory, large);  // queued behind 'waiting'
+  auto copy = lock_now_waiting(q.memory, large);
+  q.go.set_value();
   EXPECT_TRUE(copy.get());
   cache->drain();
-  const auto at = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
-  EXPECT_EQ(locker.order, (std::vector<std::uintptr_t>{at(other), at(memory), at(waiting)}));
-  munmap(memory, kLargeMapping * kPage);
-  munmap(waiting, 128 * kPage);
-  munmap(other, 128 * kPage);
+  EXPECT_EQ(locker.order, q.expected_order());
+  unmap(q);
 }
 
 // The helper is locking a range that overlaps the one a copy waits for: when that ends, the
